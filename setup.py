@@ -1,0 +1,62 @@
+"""Builds the compiled core.  Without a working C compiler the package still installs,
+with the pure-Python twin only and a loud warning (as yarl / multidict do), unless
+SASHITE_EPIN_REQUIRE_EXTENSION=1 asks for the build to fail instead."""
+
+import os
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+try:
+    from Cython.Build import cythonize
+except ImportError:  # only outside an isolated build: Cython is a build requirement
+    cythonize = None
+
+REQUIRED = os.environ.get("SASHITE_EPIN_REQUIRE_EXTENSION", "") not in ("", "0")
+PURE = os.environ.get("SASHITE_EPIN_PURE_PYTHON", "") not in ("", "0")
+
+WARNING = """
+********************************************************************************
+WARNING: sashite-epin's compiled core could not be built ({why}).
+The package is installed with its pure-Python twin only: the same results, slower.
+Install a C compiler and reinstall to get the compiled core.
+********************************************************************************
+"""
+
+
+class OptionalBuildExt(build_ext):
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any build failure means "twin only"
+            self.fall_back(exc)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001
+            self.fall_back(exc)
+
+    def fall_back(self, exc: Exception) -> None:
+        if REQUIRED:
+            raise exc
+        sys.stderr.write(WARNING.format(why=f"{type(exc).__name__}: {exc}"))
+
+
+def extensions() -> list[Extension]:
+    if PURE or cythonize is None:
+        if REQUIRED:
+            raise RuntimeError("the compiled core is required but Cython is missing")
+        sys.stderr.write(WARNING.format(why="Cython missing or pure Python asked for"))
+        return []
+    unix = sys.platform != "win32"
+    core = Extension(
+        "sashite_epin._core_c",
+        ["src/sashite_epin/_core_c.pyx"],
+        extra_compile_args=["-O3"] if unix else ["/O2"],
+    )
+    return cythonize([core], compiler_directives={"language_level": 3})
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

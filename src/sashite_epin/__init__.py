@@ -1,0 +1,28 @@
+"""sashite-epin: PIN and EPIN piece identifiers (Sashité notations), parsed by a compiled
+core with a pure-Python twin.
+
+    >>> from sashite_epin import Epin
+    >>> e = Epin.parse("+R^'")
+    >>> e.pin.abbr, e.pin.side, e.pin.state, e.pin.is_terminal, e.is_derived
+    ('R', <Side.FIRST: 'first'>, <State.ENHANCED: 'enhanced'>, True, True)
+"""
+
+from ._core import IMPLEMENTATION
+from ._enums import Side, State
+from ._epin import Epin
+from ._errors import ParseError
+from ._layout import CODE_LIMIT
+from ._pin import Pin
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CODE_LIMIT",
+    "IMPLEMENTATION",
+    "Epin",
+    "ParseError",
+    "Pin",
+    "Side",
+    "State",
+    "__version__",
+]

@@ -1,0 +1,109 @@
+"""Epin: the value object of an EPIN token, a Pin plus the derivation flag.  Its 624
+instances are built once, at import; every way of getting an Epin returns one of them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final, final
+
+from ._core import core
+from ._layout import CODE_LIMIT, DERIVED_BIT, all_codes
+from ._pin import _PINS, Pin, _immutable, real_bool, table_index
+
+
+@final
+class Epin:
+    """An EPIN token: a PIN token and whether the piece's style is derived (EPIN 1.0.0)."""
+
+    __slots__ = ("pin", "is_derived", "code", "_token")
+
+    pin: Pin
+    is_derived: bool
+    code: int
+    _token: str
+
+    def __new__(cls, pin: Pin, derived: bool = False) -> Epin:
+        if type(pin) is not Pin:
+            raise TypeError(f"pin must be a Pin, not {type(pin).__name__}")
+        return _EPINS[pin.code | real_bool(derived, "derived")]  # type: ignore[no-any-return]
+
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def parse(s: str) -> Epin:
+            """The Epin of an EPIN token; ParseError if invalid, TypeError for a non-str."""
+
+        @staticmethod
+        def safe_parse(s: object) -> Epin | None:
+            """The Epin of an EPIN token, or None; never raises."""
+
+        @staticmethod
+        def is_valid(s: object) -> bool:
+            """Whether s is an EPIN token; never raises."""
+
+    else:
+        parse = staticmethod(core.parse_epin)
+        safe_parse = staticmethod(core.safe_parse_epin)
+        is_valid = staticmethod(core.is_valid_epin)
+
+    @staticmethod
+    def from_code(code: int) -> Epin:
+        """The Epin whose ``code`` this is; ValueError for a code no Epin has."""
+        return _EPINS[table_index(code, _EPINS, "EPIN")]  # type: ignore[no-any-return]
+
+    @property
+    def is_native(self) -> bool:
+        return not self.is_derived
+
+    # -- transformations (EPIN §9.3): idempotent, the same interned objects -----------
+    def derive(self) -> Epin:
+        return _EPINS[self.code | DERIVED_BIT]  # type: ignore[no-any-return]
+
+    def native(self) -> Epin:
+        return _EPINS[self.code & ~DERIVED_BIT]  # type: ignore[no-any-return]
+
+    def with_pin(self, pin: Pin) -> Epin:
+        return Epin(pin, self.is_derived)
+
+    def with_derived(self, derived: bool) -> Epin:
+        return self.derive() if real_bool(derived, "derived") else self.native()
+
+    def same_derived(self, other: Epin) -> bool:
+        return self.is_derived is other.is_derived
+
+    # -- the object protocol ------------------------------------------------------------
+    def __str__(self) -> str:
+        return self._token
+
+    def __repr__(self) -> str:
+        return f"Epin({self._token!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Epin.from_code, (self.code,))
+
+    def __copy__(self) -> Epin:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Epin:
+        return self
+
+    __setattr__ = _immutable
+    __delattr__ = _immutable
+
+
+def _build() -> tuple[Epin | None, ...]:
+    table: list[Epin | None] = [None] * CODE_LIMIT
+    for code in all_codes(derived=True):
+        epin = object.__new__(Epin)
+        for name, value in (
+            ("pin", _PINS[code & ~DERIVED_BIT]),
+            ("is_derived", bool(code & DERIVED_BIT)),
+            ("code", code),
+            ("_token", core.format_code(code)),
+        ):
+            object.__setattr__(epin, name, value)
+        table[code] = epin
+    return tuple(table)
+
+
+_EPINS: Final = _build()
+core.register(_PINS, _EPINS)

@@ -1,0 +1,74 @@
+"""ParseError and the reasons a string is not a token (one message per reason)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Reason identifiers, shared by the compiled core and its twin (the core returns them
+# as negative numbers from its scanner).  Messages follow the Ruby reference gems.
+EMPTY: Final = 1
+TOO_LONG: Final = 2
+ONE_LETTER: Final = 3
+STATE_MODIFIER: Final = 4
+TERMINAL_MARKER: Final = 5
+DERIVATION_MARKER: Final = 6
+UNEXPECTED: Final = 7
+
+_MESSAGES: Final = {
+    EMPTY: "empty input",
+    ONE_LETTER: "must contain exactly one letter",
+    STATE_MODIFIER: "invalid state modifier",
+    TERMINAL_MARKER: "invalid terminal marker",
+    DERIVATION_MARKER: "invalid derivation marker",
+    UNEXPECTED: "unexpected character",
+}
+
+MAX_LENGTH: Final = {"PIN": 3, "EPIN": 4}
+
+# How much of a hostile token a message shows; the whole token stays in .token.
+_SHOWN: Final = 40
+
+
+def reason_text(reason: int, notation: str) -> str:
+    """The message of a reason identifier for the notation ``"PIN"`` or ``"EPIN"``."""
+    if reason == TOO_LONG:
+        return f"input exceeds {MAX_LENGTH[notation]} characters"
+    return _MESSAGES[reason]
+
+
+def _shown(token: object) -> str:
+    # str.__repr__ / bytes.__repr__ directly: a subclass's own __repr__ is not trusted.
+    if isinstance(token, str):
+        head = str.__getitem__(token, slice(0, _SHOWN))
+        return str.__repr__(head) + ("..." if str.__len__(token) > _SHOWN else "")
+    if isinstance(token, (bytes, bytearray)):
+        short = bytes(token[:_SHOWN])
+        return bytes.__repr__(short) + ("..." if len(token) > _SHOWN else "")
+    return object.__repr__(token)
+
+
+class ParseError(ValueError):
+    """A string (or bulk item) is not a valid PIN / EPIN token.
+
+    Attributes: ``token`` (the offending input, whole), ``reason`` (a short message),
+    ``notation`` (``"PIN"`` or ``"EPIN"``) and ``index`` (position in a bulk input,
+    ``None`` for a single token).
+    """
+
+    token: object
+    reason: str
+    notation: str
+    index: int | None
+
+    def __init__(
+        self, token: object, reason: str, notation: str = "EPIN", index: int | None = None
+    ) -> None:
+        where = "" if index is None else f" at index {index}"
+        super().__init__(f"invalid {notation} token {_shown(token)}{where}: {reason}")
+        self.token = token
+        self.reason = reason
+        self.notation = notation
+        self.index = index
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.token, self.reason, self.notation, self.index))

@@ -1,0 +1,243 @@
+"""Pin: the value object of a PIN token.  Its 312 instances are built once, at import,
+from the core's formatting of every code; every way of getting a Pin returns one of
+them, so ``is`` and ``==`` agree and equality is identity."""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any, Final, NoReturn, final
+
+from ._core import core
+from ._enums import Side, State
+from ._layout import (
+    CODE_LIMIT,
+    RANK_DIMINISHED,
+    RANK_ENHANCED,
+    RANK_MASK,
+    RANK_NORMAL,
+    RANK_SHIFT,
+    SIDE_BIT,
+    TERMINAL_BIT,
+    all_codes,
+)
+
+_RANK_OF: Final = {State.DIMINISHED: RANK_DIMINISHED, State.ENHANCED: RANK_ENHANCED,
+                   State.NORMAL: RANK_NORMAL}
+_STATE_OF: Final = {rank: state for state, rank in _RANK_OF.items()}
+_PREFIX: Final = {RANK_DIMINISHED: "-", RANK_ENHANCED: "+", RANK_NORMAL: ""}
+
+
+def _immutable(self: object, *_: object) -> NoReturn:
+    raise AttributeError(f"{type(self).__name__} objects are immutable")
+
+
+def abbr_index(abbr: object) -> int:
+    """0..25 for "A".."Z"; TypeError / ValueError for anything else."""
+    if not isinstance(abbr, str):
+        raise TypeError(f"abbr must be str, not {type(abbr).__name__}")
+    if str.__len__(abbr) != 1 or not 65 <= ord(abbr) <= 90:
+        raise ValueError(f"abbr must be one letter 'A'..'Z', not {str.__repr__(abbr)}")
+    return ord(abbr) - 65
+
+
+def side_bit(side: object) -> int:
+    if not isinstance(side, str):
+        raise TypeError(f"side must be a Side or str, not {type(side).__name__}")
+    return SIDE_BIT if Side(side) is Side.SECOND else 0
+
+
+def state_rank(state: object) -> int:
+    if not isinstance(state, str):
+        raise TypeError(f"state must be a State or str, not {type(state).__name__}")
+    return _RANK_OF[State(state)]
+
+
+def real_bool(value: object, name: str) -> bool:
+    if type(value) is not bool:
+        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+    return value
+
+
+def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
+    """A code as an int that names an entry of ``table``; TypeError / ValueError."""
+    if isinstance(code, bool):
+        raise TypeError(f"{what} code must be an int, not bool")
+    value = operator.index(code)  # TypeError for non-integers
+    if not 0 <= value < CODE_LIMIT or table[value] is None:
+        raise ValueError(f"not a {what} code: {value!r}")
+    return value
+
+
+@final
+class Pin:
+    """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
+
+    __slots__ = ("abbr", "side", "state", "is_terminal", "letter", "code", "_token")
+
+    abbr: str
+    side: Side
+    state: State
+    is_terminal: bool
+    letter: str
+    code: int
+    _token: str
+
+    def __new__(
+        cls,
+        abbr: str,
+        side: Side | str = Side.FIRST,
+        state: State | str = State.NORMAL,
+        terminal: bool = False,
+    ) -> Pin:
+        code = (
+            (abbr_index(abbr) << 5)
+            | side_bit(side)
+            | (state_rank(state) << RANK_SHIFT)
+            | (TERMINAL_BIT if real_bool(terminal, "terminal") else 0)
+        )
+        return _PINS[code]  # type: ignore[no-any-return]
+
+    # -- parsing (the core does it; see _core.py) --------------------------------
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def parse(s: str) -> Pin:
+            """The Pin of a PIN token; ParseError if invalid, TypeError for a non-str."""
+
+        @staticmethod
+        def safe_parse(s: object) -> Pin | None:
+            """The Pin of a PIN token, or None; never raises."""
+
+        @staticmethod
+        def is_valid(s: object) -> bool:
+            """Whether s is a PIN token; never raises."""
+
+    else:
+        parse = staticmethod(core.parse_pin)
+        safe_parse = staticmethod(core.safe_parse_pin)
+        is_valid = staticmethod(core.is_valid_pin)
+
+    @staticmethod
+    def from_code(code: int) -> Pin:
+        """The Pin whose ``code`` this is; ValueError for a code no Pin has."""
+        return _PINS[table_index(code, _PINS, "PIN")]  # type: ignore[no-any-return]
+
+    # -- accessors ----------------------------------------------------------------
+    @property
+    def prefix(self) -> str:
+        return _PREFIX[(self.code & RANK_MASK) >> RANK_SHIFT]
+
+    @property
+    def suffix(self) -> str:
+        return "^" if self.code & TERMINAL_BIT else ""
+
+    @property
+    def is_normal(self) -> bool:
+        return self.state is State.NORMAL
+
+    @property
+    def is_enhanced(self) -> bool:
+        return self.state is State.ENHANCED
+
+    @property
+    def is_diminished(self) -> bool:
+        return self.state is State.DIMINISHED
+
+    @property
+    def is_first(self) -> bool:
+        return not self.code & SIDE_BIT
+
+    @property
+    def is_second(self) -> bool:
+        return bool(self.code & SIDE_BIT)
+
+    # -- transformations: new codes, the same interned objects ----------------------
+    def _with_rank(self, rank: int) -> Pin:
+        return _PINS[(self.code & ~RANK_MASK) | (rank << RANK_SHIFT)]  # type: ignore[no-any-return]
+
+    def enhance(self) -> Pin:
+        return self._with_rank(RANK_ENHANCED)
+
+    def diminish(self) -> Pin:
+        return self._with_rank(RANK_DIMINISHED)
+
+    def normalize(self) -> Pin:
+        return self._with_rank(RANK_NORMAL)
+
+    def flip(self) -> Pin:
+        return _PINS[self.code ^ SIDE_BIT]  # type: ignore[no-any-return]
+
+    def terminal(self) -> Pin:
+        return _PINS[self.code | TERMINAL_BIT]  # type: ignore[no-any-return]
+
+    def non_terminal(self) -> Pin:
+        return _PINS[self.code & ~TERMINAL_BIT]  # type: ignore[no-any-return]
+
+    def with_abbr(self, abbr: str) -> Pin:
+        return _PINS[(self.code & 0x1F) | (abbr_index(abbr) << 5)]  # type: ignore[no-any-return]
+
+    def with_side(self, side: Side | str) -> Pin:
+        return _PINS[(self.code & ~SIDE_BIT) | side_bit(side)]  # type: ignore[no-any-return]
+
+    def with_state(self, state: State | str) -> Pin:
+        return self._with_rank(state_rank(state))
+
+    def with_terminal(self, terminal: bool) -> Pin:
+        if real_bool(terminal, "terminal"):
+            return self.terminal()
+        return self.non_terminal()
+
+    # -- comparisons of one attribute -----------------------------------------------
+    def same_abbr(self, other: Pin) -> bool:
+        return self.abbr == other.abbr
+
+    def same_side(self, other: Pin) -> bool:
+        return self.side is other.side
+
+    def same_state(self, other: Pin) -> bool:
+        return self.state is other.state
+
+    def same_terminal(self, other: Pin) -> bool:
+        return self.is_terminal is other.is_terminal
+
+    # -- the object protocol ----------------------------------------------------------
+    def __str__(self) -> str:
+        return self._token
+
+    def __repr__(self) -> str:
+        return f"Pin({self._token!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Pin.from_code, (self.code,))
+
+    def __copy__(self) -> Pin:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Pin:
+        return self
+
+    __setattr__ = _immutable
+    __delattr__ = _immutable
+
+
+def _build() -> tuple[Pin | None, ...]:
+    table: list[Pin | None] = [None] * CODE_LIMIT
+    for code in all_codes(derived=False):
+        pin = object.__new__(Pin)
+        token = core.format_code(code)
+        second = bool(code & SIDE_BIT)
+        for name, value in (
+            ("abbr", chr(65 + (code >> 5))),
+            ("side", Side.SECOND if second else Side.FIRST),
+            ("state", _STATE_OF[(code & RANK_MASK) >> RANK_SHIFT]),
+            ("is_terminal", bool(code & TERMINAL_BIT)),
+            ("letter", chr((97 if second else 65) + (code >> 5))),
+            ("code", code),
+            ("_token", token),
+        ):
+            object.__setattr__(pin, name, value)
+        table[code] = pin
+    return tuple(table)
+
+
+_PINS: Final = _build()

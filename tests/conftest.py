@@ -1,0 +1,63 @@
+"""Fixtures: both cores (compiled and twin), the regex oracle, the tricky alphabet.
+
+The public facade runs on the core that ``SASHITE_EPIN_IMPLEMENTATION`` picks (the
+README's test command runs the suite once per implementation); core-level tests run
+on every core that is expected here, so the compiled core is checked against the twin
+in the same process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from types import ModuleType
+
+import pytest
+
+import sashite_epin
+from sashite_epin import _core_py
+from sashite_epin._epin import _EPINS
+from sashite_epin._pin import _PINS
+
+# The specs' whole-string regexes.  re.fullmatch: never `$`, which matches before "\n".
+PIN_RE = re.compile(r"[-+]?[A-Za-z]\^?")
+EPIN_RE = re.compile(r"[-+]?[A-Za-z]\^?'?")
+
+# Every character a sloppy parser gets wrong: markers, both cases, a digit, whitespace
+# and line breaks, NUL, a non-ASCII letter, a combining mark, a zero-width space.
+TRICKY = ("+", "-", "^", "'", "K", "k", "Z", "a", "1", " ", "\n", "\r", "\t", "\x00",
+          "\u00c9", "\u0301", "\u200b")
+
+
+def implementation_expected() -> str:
+    """'cython' unless the twin was asked for; in 'cython' mode the core must load."""
+    if os.environ.get("SASHITE_EPIN_PURE_PYTHON", "") not in ("", "0"):
+        return "python"
+    return os.environ.get("SASHITE_EPIN_IMPLEMENTATION", "").strip().lower() or "best"
+
+
+def _cores() -> list[ModuleType]:
+    cores = [_core_py]
+    if implementation_expected() != "python":
+        try:
+            cores.insert(0, importlib.import_module("sashite_epin._core_c"))
+        except ImportError:
+            if implementation_expected() == "cython":
+                raise
+    for core in cores:  # the twin needs the objects too when the facade runs compiled
+        core.register(_PINS, _EPINS)
+    return cores
+
+
+CORES = _cores()
+
+
+@pytest.fixture(params=CORES, ids=lambda core: core.IMPLEMENTATION)
+def core(request: pytest.FixtureRequest) -> ModuleType:
+    return request.param  # type: ignore[no-any-return]
+
+
+def pytest_report_header() -> list[str]:
+    names = ", ".join(c.IMPLEMENTATION for c in CORES)
+    return [f"sashite_epin facade core: {sashite_epin.IMPLEMENTATION}; cores tested: {names}"]

@@ -1,0 +1,44 @@
+"""Which core is active, and the switches that choose it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import sashite_epin
+from conftest import implementation_expected
+
+
+def run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SASHITE_EPIN_")}
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True
+    )
+
+
+def test_the_expected_core_is_active() -> None:
+    # In "cython" mode (CI, wheel tests) a missing compiled core fails here, loudly.
+    expected = implementation_expected()
+    if expected == "best":
+        pytest.skip("no implementation asked for")
+    assert sashite_epin.IMPLEMENTATION == expected
+
+
+def test_pure_python_switch_forces_the_twin() -> None:
+    done = run("import sashite_epin; print(sashite_epin.IMPLEMENTATION)",
+               SASHITE_EPIN_PURE_PYTHON="1")
+    assert done.stdout.strip() == "python", done.stderr
+
+
+def test_an_unknown_implementation_name_is_an_import_error() -> None:
+    done = run("import sashite_epin", SASHITE_EPIN_IMPLEMENTATION="rust")
+    assert done.returncode != 0 and "SASHITE_EPIN_IMPLEMENTATION" in done.stderr
+
+
+@pytest.mark.skipif(implementation_expected() == "python", reason="compiled core not expected")
+def test_the_compiled_core_is_chosen_by_default() -> None:
+    done = run("import sashite_epin; print(sashite_epin.IMPLEMENTATION)")
+    assert done.stdout.strip() == "cython", done.stderr
