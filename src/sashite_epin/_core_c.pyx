@@ -1,4 +1,4 @@
-# cython: language_level=3, embedsignature=True
+# cython: language_level=3, embedsignature=True, binding=False
 """Compiled core: scans PIN / EPIN tokens byte by byte into integer codes.
 
 Grammar (PIN 1.0.0 §4.2, EPIN 1.0.0 §5), always matched against the *whole* input::

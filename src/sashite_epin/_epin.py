@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from ._core import core
 from ._layout import CODE_LIMIT, DERIVED_BIT, all_codes
-from ._pin import _PINS, Pin, _immutable, real_bool, table_index
+from ._pin import _PINS, Pin, _immutable, as_static, real_bool, table_index
 
 
 @final
@@ -41,9 +41,11 @@ class Epin:
             """Whether s is an EPIN token; never raises."""
 
     else:
-        parse = staticmethod(core.parse_epin)
-        safe_parse = staticmethod(core.safe_parse_epin)
-        is_valid = staticmethod(core.is_valid_epin)
+        # Builtins (compiled core) are not descriptors: stored bare, they are called with
+        # no binding step; the twin's plain functions need staticmethod.
+        parse = as_static(core.parse_epin)
+        safe_parse = as_static(core.safe_parse_epin)
+        is_valid = as_static(core.is_valid_epin)
 
     @staticmethod
     def from_code(code: int) -> Epin:

@@ -5,6 +5,7 @@ them, so ``is`` and ``==`` agree and equality is identity."""
 from __future__ import annotations
 
 import operator
+from types import BuiltinFunctionType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, final
 
 from ._core import core
@@ -29,6 +30,11 @@ _PREFIX: Final = {RANK_DIMINISHED: "-", RANK_ENHANCED: "+", RANK_NORMAL: ""}
 
 def _immutable(self: object, *_: object) -> NoReturn:
     raise AttributeError(f"{type(self).__name__} objects are immutable")
+
+
+def as_static(function: Any) -> Any:
+    """A core function as a class attribute that is called without binding."""
+    return function if isinstance(function, BuiltinFunctionType) else staticmethod(function)
 
 
 def abbr_index(abbr: object) -> int:
@@ -64,7 +70,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
         raise TypeError(f"{what} code must be an int, not bool")
     value = operator.index(code)  # TypeError for non-integers
     if not 0 <= value < CODE_LIMIT or table[value] is None:
-        raise ValueError(f"not a {what} code: {value!r}")
+        raise ValueError(f"no {what} has code {value!r}")
     return value
 
 
@@ -113,9 +119,11 @@ class Pin:
             """Whether s is a PIN token; never raises."""
 
     else:
-        parse = staticmethod(core.parse_pin)
-        safe_parse = staticmethod(core.safe_parse_pin)
-        is_valid = staticmethod(core.is_valid_pin)
+        # Builtins (compiled core) are not descriptors: stored bare, they are called with
+        # no binding step; the twin's plain functions need staticmethod.
+        parse = as_static(core.parse_pin)
+        safe_parse = as_static(core.safe_parse_pin)
+        is_valid = as_static(core.is_valid_pin)
 
     @staticmethod
     def from_code(code: int) -> Pin:
