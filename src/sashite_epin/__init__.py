@@ -7,7 +7,7 @@ core with a pure-Python twin.
     ('R', <Side.FIRST: 'first'>, <State.ENHANCED: 'enhanced'>, True, True)
 """
 
-from ._core import IMPLEMENTATION
+from ._core import IMPLEMENTATION, TokenArray
 from ._enums import Side, State
 from ._epin import Epin
 from ._errors import ParseError
@@ -24,5 +24,6 @@ __all__ = [
     "Pin",
     "Side",
     "State",
+    "TokenArray",
     "__version__",
 ]

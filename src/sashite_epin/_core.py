@@ -35,5 +35,6 @@ else:
         from . import _core_py as core
 
 IMPLEMENTATION: str = core.IMPLEMENTATION
+TokenArray = core.TokenArray
 
-__all__ = ["IMPLEMENTATION", "core"]
+__all__ = ["IMPLEMENTATION", "TokenArray", "core"]

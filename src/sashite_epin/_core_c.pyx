@@ -22,6 +22,7 @@ predictors).  The pure-Python twin ``_core_py.py`` must give the same results an
 same reasons; the tests prove it.
 """
 
+cimport cython
 from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 
@@ -283,3 +284,7 @@ def format_code(code):
     if n < 0:
         raise ValueError(f"not a token code: {code!r}")
     return out[:n].decode("ascii")
+
+
+# ---------------------------------------------------------------------------------
+include "_bulk_c.pxi"

@@ -158,3 +158,9 @@ def format_code(code: int) -> str:
         + ("^" if terminal else "")
         + ("'" if derived else "")
     )
+
+
+# Bulk parsing lives beside this module, as _bulk_c.pxi does beside _core_c.pyx.
+from ._bulk_py import TokenArray, parse_many, rebuild_token_array  # noqa: E402
+
+__all__ = ["TokenArray", "parse_many", "rebuild_token_array"]

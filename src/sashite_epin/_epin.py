@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final, final
 
-from ._core import core
+from ._core import TokenArray, core
 from ._layout import CODE_LIMIT, DERIVED_BIT, all_codes
 from ._pin import _PINS, Pin, _immutable, as_static, real_bool, table_index
 
@@ -46,6 +46,20 @@ class Epin:
         parse = as_static(core.parse_epin)
         safe_parse = as_static(core.safe_parse_epin)
         is_valid = as_static(core.is_valid_epin)
+
+    @staticmethod
+    def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
+        """Parse many EPIN tokens at once into a TokenArray (records + objects).
+
+        ``tokens``: a list or tuple of str (fastest), any other iterable of str, a
+        bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated by
+        runs of ASCII whitespace (as ``bytes.split()``), or a 1-dimensional numpy array
+        of dtype S or U (one token per element, NUL padding ignored).
+        ``errors="raise"``: the first invalid token raises ParseError with ``.index``;
+        ``errors="mark"``: invalid entries are kept as zero records (``None`` when
+        indexed) and their indices are in ``result.invalid``.
+        """
+        return core.parse_many(tokens, True, errors)  # type: ignore[no-any-return]
 
     @staticmethod
     def from_code(code: int) -> Epin:

@@ -8,7 +8,7 @@ import operator
 from types import BuiltinFunctionType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, final
 
-from ._core import core
+from ._core import TokenArray, core
 from ._enums import Side, State
 from ._layout import (
     CODE_LIMIT,
@@ -124,6 +124,20 @@ class Pin:
         parse = as_static(core.parse_pin)
         safe_parse = as_static(core.safe_parse_pin)
         is_valid = as_static(core.is_valid_pin)
+
+    @staticmethod
+    def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
+        """Parse many PIN tokens at once into a TokenArray (records + objects).
+
+        ``tokens``: a list or tuple of str (fastest), any other iterable of str, a
+        bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated by
+        runs of ASCII whitespace (as ``bytes.split()``), or a 1-dimensional numpy array
+        of dtype S or U (one token per element, NUL padding ignored).
+        ``errors="raise"``: the first invalid token raises ParseError with ``.index``;
+        ``errors="mark"``: invalid entries are kept as zero records (``None`` when
+        indexed) and their indices are in ``result.invalid``.
+        """
+        return core.parse_many(tokens, False, errors)  # type: ignore[no-any-return]
 
     @staticmethod
     def from_code(code: int) -> Pin:

@@ -1,0 +1,525 @@
+# Bulk parsing and the TokenArray result: part of the compiled core (included by
+# _core_c.pyx, so the scanning tables stay private C arrays that inline).  The twin
+# is _bulk_py.py.
+
+from cpython.buffer cimport (PyBUF_FORMAT, PyBUF_RECORDS_RO, PyBUF_WRITABLE,
+                             PyBuffer_IsContiguous, PyBuffer_Release, PyObject_CheckBuffer,
+                             PyObject_GetBuffer)
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from cpython.unicode cimport PyUnicode_FromKindAndData
+from cpython cimport array
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+import array as py_array
+
+cdef extern from "Python.h":
+    # Pointer forms of the str macros: the list loop touches items without refcounting.
+    bint str_check "PyUnicode_Check"(PyObject* o)
+    bint str_is_compact_ascii "PyUnicode_IS_COMPACT_ASCII"(PyObject* o)
+    Py_ssize_t str_length "PyUnicode_GET_LENGTH"(PyObject* o)
+    void* str_data "PyUnicode_DATA"(PyObject* o)
+    PyObject** PySequence_Fast_ITEMS(object o)
+
+# Slack after the last record: a record is written as one 8-byte store.
+DEF SLACK = 8
+cdef const char* RECORD_FORMAT = b"T{B:letter:B:side:B:state:B:terminal:B:derived:}"
+
+cdef unsigned char record_of[CODE_LIMIT][8]   # the 5-byte record of each code
+cdef unsigned char token_bytes[CODE_LIMIT][4]  # the token of each code, and its length
+cdef unsigned char token_length[CODE_LIMIT]
+cdef unsigned char is_space[256]               # bytes.split()'s whitespace
+cdef PyObject* token_strs[CODE_LIMIT]
+cdef list kept_strs = []
+
+
+cdef void build_bulk_tables() noexcept nogil:
+    cdef int code, b
+    for b in range(256):
+        is_space[b] = b == 32 or 9 <= b <= 13
+    for code in range(CODE_LIMIT):
+        memset(record_of[code], 0, 8)
+        token_length[code] = format_token(code, <char*>token_bytes[code]) if is_code(code) else 0
+        if is_code(code):
+            record_of[code][0] = 65 + (code >> 5)
+            record_of[code][1] = (code >> 4) & 1
+            record_of[code][2] = 2 - ((code >> 2) & 3)
+            record_of[code][3] = (code >> 1) & 1
+            record_of[code][4] = code & 1
+
+
+cdef inline bint is_code(int code) noexcept nogil:
+    return 0 <= code < CODE_LIMIT and (code & 0x0C) != 0x0C
+
+
+cdef inline int code_of_record(const unsigned char* r) noexcept nogil:
+    """The code of a record, or -1 for the zero record of an invalid (marked) entry."""
+    if r[0] == 0:
+        return -1
+    return ((r[0] - 65) << 5) | (r[1] << 4) | ((2 - r[2]) << 2) | (r[3] << 1) | r[4]
+
+
+build_bulk_tables()
+for _code in range(CODE_LIMIT):
+    _token = format_code(_code) if is_code(_code) else None
+    kept_strs.append(_token)
+    token_strs[_code] = <PyObject*>_token
+
+
+cdef struct Failure:
+    Py_ssize_t index    # which token
+    Py_ssize_t start    # where it starts (bytes) or its element (arrays)
+    Py_ssize_t length
+    int reason
+
+
+cdef struct IndexList:  # invalid indices under errors="mark", grown without the GIL
+    Py_ssize_t* items
+    Py_ssize_t count
+    Py_ssize_t room
+
+
+cdef int index_list_add(IndexList* lst, Py_ssize_t index) noexcept nogil:
+    cdef Py_ssize_t* grown
+    if lst.count == lst.room:
+        lst.room = lst.room * 2 + 16
+        grown = <Py_ssize_t*>realloc(lst.items, lst.room * sizeof(Py_ssize_t))
+        if grown == NULL:
+            return -1
+        lst.items = grown
+    lst.items[lst.count] = index
+    lst.count += 1
+    return 0
+
+
+cdef object index_array(IndexList* lst):
+    cdef array.array result = py_array.array("q", [0]) * lst.count
+    cdef Py_ssize_t i
+    for i in range(lst.count):
+        result.data.as_longlongs[i] = lst.items[i]
+    return result
+
+
+@cython.final
+cdef class TokenArray:
+    """The result of ``parse_many``: one 5-byte record per token.
+
+    ``len()``, indexing and iteration give the interned Pin / Epin objects (``None`` at
+    an entry marked invalid); the buffer protocol exports the records as a structured
+    array with uint8 fields ``letter, side, state, terminal, derived`` (zero-copy with
+    ``numpy.asarray``).  ``tokens()``, ``to_bytes()`` and ``codes()`` format back.
+    """
+
+    cdef unsigned char* records
+    cdef Py_ssize_t count
+    cdef bint epin
+    cdef object _invalid
+    cdef Py_ssize_t view_shape[1]
+    cdef Py_ssize_t view_strides[1]
+
+    def __cinit__(self):
+        self.records = NULL
+        self.count = 0
+        self._invalid = EMPTY_INDICES
+
+    def __dealloc__(self):
+        free(self.records)
+
+    @property
+    def notation(self):
+        """``"PIN"`` or ``"EPIN"``."""
+        return "EPIN" if self.epin else "PIN"
+
+    @property
+    def invalid(self):
+        """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
+        return self._invalid
+
+    def __len__(self):
+        return self.count
+
+    cdef object entry(self, Py_ssize_t i):
+        cdef int code = code_of_record(self.records + 5 * i)
+        return None if code < 0 else table_object(code, self.epin)
+
+    def __getitem__(self, index):
+        cdef Py_ssize_t i
+        if isinstance(index, slice):
+            return self.take(range(self.count)[index])
+        i = index
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError("TokenArray index out of range")
+        return self.entry(i)
+
+    cdef TokenArray take(self, object indices):
+        cdef Py_ssize_t k = 0, i
+        cdef TokenArray part = new_token_array(len(indices), self.epin)
+        marked = []
+        for i in indices:
+            memcpy(part.records + 5 * k, self.records + 5 * i, 5)
+            if self.records[5 * i] == 0:
+                marked.append(k)
+            k += 1
+        if marked:
+            part._invalid = py_array.array("q", marked)
+        return part
+
+    def __iter__(self):
+        cdef Py_ssize_t i
+        for i in range(self.count):
+            yield self.entry(i)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        if flags & PyBUF_WRITABLE:
+            raise BufferError("TokenArray is read-only")
+        self.view_shape[0] = self.count
+        self.view_strides[0] = 5
+        view.buf = self.records
+        view.obj = self
+        view.len = 5 * self.count
+        view.readonly = 1
+        view.itemsize = 5
+        view.format = <char*>RECORD_FORMAT if flags & PyBUF_FORMAT else NULL
+        view.ndim = 1
+        view.shape = self.view_shape
+        view.strides = self.view_strides
+        view.suboffsets = NULL
+        view.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    cdef int first_marked(self) except -2:
+        if len(self._invalid):
+            raise ValueError(f"entry {self._invalid[0]} is invalid: nothing to format")
+        return 0
+
+    def tokens(self):
+        """The tokens as a list of str (ValueError if any entry is marked invalid)."""
+        cdef Py_ssize_t i
+        cdef PyObject* token
+        self.first_marked()
+        result = PyList_New(self.count)
+        for i in range(self.count):
+            token = token_strs[code_of_record(self.records + 5 * i)]
+            Py_INCREF(<object>token)
+            PyList_SET_ITEM(result, i, <object>token)
+        return result
+
+    def to_bytes(self, sep=b"\n"):
+        """The tokens joined by ``sep`` (bytes): what parse_many read, for single separators."""
+        cdef const unsigned char[::1] separator = memoryview(sep).cast("B") if not isinstance(sep, bytes) else sep
+        cdef Py_ssize_t sep_len = separator.shape[0], total = 0, i
+        cdef int code
+        cdef char* out
+        self.first_marked()
+        if self.count == 0:
+            return b""
+        for i in range(self.count):
+            total += token_length[code_of_record(self.records + 5 * i)]
+        total += sep_len * (self.count - 1)
+        result = PyBytes_FromStringAndSize(NULL, total)
+        out = PyBytes_AS_STRING(result)
+        with nogil:
+            join_tokens(self.records, self.count, &separator[0] if sep_len else NULL, sep_len, out)
+        return result
+
+    def codes(self):
+        """The codes as an array('H'); 0xFFFF at entries marked invalid."""
+        cdef array.array result = py_array.array("H", [0]) * self.count
+        cdef Py_ssize_t i
+        cdef int code
+        for i in range(self.count):
+            code = code_of_record(self.records + 5 * i)
+            result.data.as_ushorts[i] = 0xFFFF if code < 0 else code
+        return result
+
+    def __eq__(self, other):
+        if not isinstance(other, TokenArray):
+            return NotImplemented
+        cdef TokenArray that = other
+        return (self.epin == that.epin and self.count == that.count
+                and (<bytes>self.records[:5 * self.count]) == (<bytes>that.records[:5 * that.count]))
+
+    __hash__ = None
+
+    def __repr__(self):
+        shown = ", ".join(repr(None if e is None else str(e)) for e in self[:4])
+        more = ", ..." if self.count > 4 else ""
+        return f"<TokenArray {self.notation} [{shown}{more}] ({self.count} tokens)>"
+
+    def __reduce__(self):
+        return (rebuild_token_array, (self.epin, bytes(self)))
+
+
+cdef object EMPTY_INDICES = py_array.array("q")
+
+
+cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
+                      const unsigned char* sep, Py_ssize_t sep_len, char* out) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef int code
+    for i in range(count):
+        code = code_of_record(records + 5 * i)
+        memcpy(out, token_bytes[code], token_length[code])
+        out += token_length[code]
+        if i + 1 < count:
+            if sep_len == 1:
+                out[0] = sep[0]
+            else:
+                memcpy(out, sep, sep_len)
+            out += sep_len
+
+
+cdef TokenArray new_token_array(Py_ssize_t count, bint epin):
+    cdef TokenArray result = TokenArray.__new__(TokenArray)
+    result.records = <unsigned char*>malloc(5 * count + SLACK)
+    if result.records == NULL:
+        raise MemoryError()
+    result.count = count
+    result.epin = epin
+    return result
+
+
+def rebuild_token_array(bint epin, bytes records):
+    """Unpickling: records are checked, never trusted."""
+    cdef Py_ssize_t count = len(records) // 5, i
+    cdef TokenArray result
+    cdef const unsigned char* r = records
+    if len(records) % 5:
+        raise ValueError("records must be a multiple of 5 bytes")
+    result = new_token_array(count, epin)
+    marked = []
+    for i in range(count):
+        code = code_of_record(r + 5 * i)
+        if code < 0 and r[5 * i + 1 : 5 * i + 5] == b"\0\0\0\0":
+            marked.append(i)
+        elif not (is_code(code) and (epin or not code & 1)
+                  and memcmp5(record_of[code], r + 5 * i)):
+            raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
+    memcpy(result.records, r, 5 * count)
+    if marked:
+        result._invalid = py_array.array("q", marked)
+    return result
+
+
+cdef inline bint memcmp5(const unsigned char* a, const unsigned char* b) noexcept nogil:
+    return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]
+
+
+# ---------------------------------------------------------------------------------
+# parse_many
+
+
+def parse_many(tokens, bint epin, errors="raise"):
+    """Parse many tokens at once into a TokenArray; see Pin.parse_many / Epin.parse_many."""
+    cdef bint mark
+    if errors == "raise":
+        mark = False
+    elif errors == "mark":
+        mark = True
+    else:
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
+    if isinstance(tokens, (list, tuple)):
+        return parse_sequence(tokens, epin, mark)
+    if isinstance(tokens, str):
+        raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
+                        "or a numpy array), not one str")
+    if PyObject_CheckBuffer(tokens):
+        return parse_buffer(tokens, epin, mark)
+    try:
+        items = list(tokens)
+    except TypeError:
+        raise TypeError("parse_many takes a list of str, a bytes-like object or a numpy "
+                        f"array, not {type(tokens).__name__}") from None
+    return parse_sequence(items, epin, mark)
+
+
+cdef TokenArray parse_sequence(object seq, bint epin, bint mark):
+    # No Python code runs inside the loop (no allocation, no callbacks), so the items
+    # cannot change under it while the GIL is held.
+    cdef Py_ssize_t count = len(seq), i
+    cdef PyObject** items = PySequence_Fast_ITEMS(seq)
+    cdef PyObject* item
+    cdef TokenArray result = new_token_array(count, epin)
+    cdef unsigned char* out = result.records
+    cdef IndexList marked = IndexList(NULL, 0, 0)
+    cdef int code
+    try:
+        for i in range(count):
+            item = items[i]
+            if not str_check(item):
+                raise TypeError(f"item {i} is {type(<object>item).__name__}, not str")
+            if str_is_compact_ascii(item):
+                code = scan_token(<const unsigned char*>str_data(item), str_length(item), epin)
+            else:
+                code = scan_str(<object>item, epin)
+            if code >= 0:
+                memcpy(out + 5 * i, record_of[code], 8)
+                continue
+            if not mark:
+                raise ParseError(<object>item, reason_text(-code, notation_of(epin)),
+                                 notation_of(epin), i)
+            memset(out + 5 * i, 0, 5)
+            if index_list_add(&marked, i) < 0:
+                raise MemoryError()
+        if marked.count:
+            result._invalid = index_array(&marked)
+    finally:
+        free(marked.items)
+    return result
+
+
+cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
+    cdef Py_buffer view
+    cdef bytes fmt
+    PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO)
+    try:
+        fmt = view.format if view.format != NULL else b"B"
+        if fmt[-1:] in (b"s", b"w"):
+            return parse_fixed_width(&view, fmt[-1:] == b"w", fmt, epin, mark)
+        if view.itemsize != 1 or fmt.lstrip(b"@=<>!") not in (b"B", b"b", b"c"):
+            raise TypeError(f"parse_many reads bytes, or numpy arrays of dtype S or U; "
+                            f"not a buffer of format {fmt.decode('ascii', 'replace')!r}")
+        if not PyBuffer_IsContiguous(&view, b'C'):
+            raise ValueError("parse_many needs a contiguous bytes buffer "
+                             "(copy it first, e.g. bytes(view))")
+        return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark)
+    finally:
+        PyBuffer_Release(&view)
+
+
+cdef Py_ssize_t count_tokens(const unsigned char* p, Py_ssize_t size) noexcept nogil:
+    """How many runs of non-space bytes p[0..size-1] holds."""
+    cdef Py_ssize_t i, count
+    if size == 0:
+        return 0
+    count = not is_space[p[0]]
+    for i in range(1, size):
+        count += is_space[p[i - 1]] & (not is_space[p[i]])
+    return count
+
+
+cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t count,
+                        bint epin, bint mark, unsigned char* out, Failure* failure,
+                        IndexList* marked) noexcept nogil:
+    """Scan the count whitespace-separated tokens of p into out; 1 on a failure to
+    report (failure filled), -1 when out of memory, 0 otherwise."""
+    cdef Py_ssize_t i = 0, k, start
+    cdef int code
+    for k in range(count):
+        while is_space[p[i]]:
+            i += 1
+        start = i
+        while i < size and not is_space[p[i]]:
+            i += 1
+        code = scan_token(p + start, i - start, epin)
+        if code >= 0:
+            memcpy(out + 5 * k, record_of[code], 8)
+            continue
+        if not mark:
+            failure.index, failure.start, failure.length, failure.reason = k, start, i - start, -code
+            return 1
+        memset(out + 5 * k, 0, 5)
+        if index_list_add(marked, k) < 0:
+            return -1
+    return 0
+
+
+cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark):
+    cdef Py_ssize_t count
+    cdef TokenArray result
+    cdef Failure failure
+    cdef IndexList marked = IndexList(NULL, 0, 0)
+    cdef int status
+    with nogil:
+        count = count_tokens(p, size)
+    result = new_token_array(count, epin)
+    try:
+        with nogil:
+            status = split_and_scan(p, size, count, epin, mark, result.records, &failure, &marked)
+        if status < 0:
+            raise MemoryError()
+        if status > 0:
+            raise ParseError(<bytes>p[failure.start:failure.start + failure.length],
+                             reason_text(failure.reason, notation_of(epin)),
+                             notation_of(epin), failure.index)
+        if marked.count:
+            result._invalid = index_array(&marked)
+    finally:
+        free(marked.items)
+    return result
+
+
+cdef int scan_element(const unsigned char* e, Py_ssize_t width, bint wide, bint epin,
+                      Py_ssize_t* length) noexcept nogil:
+    """Scan one numpy S (bytes) or U (UCS4 code points) element, NUL padding removed."""
+    cdef const Py_UCS4* cps = <const Py_UCS4*>e
+    cdef unsigned char buf[4]
+    cdef Py_ssize_t n = width, i
+    if not wide:
+        while n and e[n - 1] == 0:
+            n -= 1
+        length[0] = n
+        return scan_token(e, n, epin)
+    while n and cps[n - 1] == 0:
+        n -= 1
+    length[0] = n
+    if n > 4:
+        return scan_token(buf, n, epin)  # too long: the table is not read
+    for i in range(n):
+        buf[i] = <unsigned char>cps[i] if cps[i] < 0x80 else 0x80
+    return scan_token(buf, n, epin)
+
+
+cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint epin, bint mark):
+    cdef Py_ssize_t count, stride, width, k, length = 0
+    cdef const unsigned char* base = <const unsigned char*>view.buf
+    cdef const unsigned char* e
+    cdef TokenArray result
+    cdef IndexList marked = IndexList(NULL, 0, 0)
+    cdef Failure failure
+    cdef int code, status = 0
+    if view.ndim != 1:
+        raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
+    if wide and fmt[:1] in (b">", b"!"):
+        raise ValueError("parse_many reads U arrays in native byte order (use .astype('U'))")
+    count, stride = view.shape[0], view.strides[0]
+    width = view.itemsize // 4 if wide else view.itemsize
+    result = new_token_array(count, epin)
+    try:
+        with nogil:
+            for k in range(count):
+                e = base + k * stride
+                code = scan_element(e, width, wide, epin, &length)
+                if code >= 0:
+                    memcpy(result.records + 5 * k, record_of[code], 8)
+                    continue
+                if not mark:
+                    failure.index, failure.start, failure.length = k, k * stride, length
+                    failure.reason = -code
+                    status = 1
+                    break
+                memset(result.records + 5 * k, 0, 5)
+                if index_list_add(&marked, k) < 0:
+                    status = -1
+                    break
+        if status < 0:
+            raise MemoryError()
+        if status > 0:
+            e = base + failure.start
+            if wide:
+                token = PyUnicode_FromKindAndData(4, e, failure.length)
+            else:
+                token = <bytes>e[:failure.length]
+            raise ParseError(token, reason_text(failure.reason, notation_of(epin)),
+                             notation_of(epin), failure.index)
+        if marked.count:
+            result._invalid = index_array(&marked)
+    finally:
+        free(marked.items)
+    return result

@@ -1,0 +1,45 @@
+"""Token corpora shared by the bulk tests and the benchmarks (deterministic)."""
+
+from __future__ import annotations
+
+import random
+
+LETTERS = [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
+EPIN_TOKENS = [p + l + t + d for p in ("", "+", "-") for l in LETTERS for t in ("", "^")
+               for d in ("", "'")]
+
+
+def uniform(count: int, seed: int = 1) -> list[str]:
+    """Uniformly random over all 624 EPIN tokens: the branch predictor's worst case."""
+    rng = random.Random(seed)
+    return rng.choices(EPIN_TOKENS, k=count)
+
+
+# Piece letters of chess, shōgi, xiangqi and makruk; kings carry "^".
+_REAL = ["P"] * 30 + ["R", "N", "B", "Q", "L", "S", "G", "C", "A", "E", "H", "M"] * 3 + ["K^"] * 4
+
+
+def realistic(count: int, seed: int = 2) -> list[str]:
+    """Tokens as positions hold them: mostly plain letters, "^" on kings, few + - '."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        token = rng.choice(_REAL)
+        token = token.lower() if rng.random() < 0.5 else token
+        roll = rng.random()
+        if roll < 0.04:
+            token = "+" + token
+        elif roll < 0.06:
+            token = "-" + token
+        if rng.random() < 0.03:
+            token += "'"
+        out.append(token)
+    return out
+
+
+def with_invalid(count: int, seed: int = 3) -> list[str]:
+    """Valid tokens with every fifth or so replaced by a near miss."""
+    rng = random.Random(seed)
+    misses = ["", "KK", "K+", "^K", "++K", "K^^", "K''", "K'^", "1", "K ", " K", "K\n",
+              "\u212a", "K\u0301", "+K^'X", "k\x00"]
+    return [rng.choice(misses) if rng.random() < 0.2 else t for t in uniform(count, seed)]
