@@ -11,7 +11,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from corpora import realistic, uniform, with_invalid
+from sashite_epin._corpora import realistic, uniform, with_invalid
 from sashite_epin import Epin, ParseError, Pin
 
 UNIFORM = uniform(5000)

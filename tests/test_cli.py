@@ -62,3 +62,11 @@ def test_validate_reads_stdin_and_succeeds_on_valid_input() -> None:
 
 def test_bad_usage_exits_2() -> None:
     assert cli("parse").returncode == 2
+
+
+def test_bench_prints_a_table_and_its_progress() -> None:
+    done = cli("bench", "--tokens", "2000", "--repeat", "1")
+    assert done.returncode == 0, done.stderr
+    assert "| list of str -> result | uniform |" in done.stdout
+    assert "| joined bytes -> result | realistic |" in done.stdout
+    assert "[1/8] uniform: list of str -> result ..." in done.stderr

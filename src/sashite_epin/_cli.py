@@ -3,7 +3,7 @@
 With no arguments it shows a demo on built-in tokens.  ``parse TOKEN...`` prints each
 token's attributes (``--json`` for JSON lines); ``validate FILE`` (``-`` for stdin)
 checks one token per line and reports every invalid one; both exit 1 on any invalid
-token.  ``--pin`` switches both to the PIN grammar.
+token.  ``bench`` times the bulk paths against pure-Python baselines.  ``--pin`` switches both to the PIN grammar.
 """
 
 from __future__ import annotations
@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     v = commands.add_parser("validate", help="check one token per line of FILE")
     v.add_argument("file", metavar="FILE", help="a path, or - for standard input")
     v.add_argument("--pin", action="store_true", help="use the PIN grammar")
+    b = commands.add_parser("bench", help="time the bulk paths against pure-Python baselines")
+    b.add_argument("--tokens", type=int, default=1_000_000, help="corpus size (1,000,000)")
+    b.add_argument("--repeat", type=int, default=5, help="runs per figure, best kept (5)")
     return parser
 
 
@@ -124,4 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return validate(stream, args.pin, out)
         with open(args.file, encoding="utf-8", errors="surrogateescape") as stream:
             return validate(stream, args.pin, out)
+    if args.command == "bench":
+        from ._bench import run
+
+        return run(args.tokens, args.repeat, out)
     return demo(out)

@@ -1,4 +1,4 @@
-"""Token corpora shared by the bulk tests and the benchmarks (deterministic)."""
+"""Token corpora for the bench command, the benchmarks and the bulk tests (deterministic)."""
 
 from __future__ import annotations
 

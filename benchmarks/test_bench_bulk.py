@@ -1,0 +1,83 @@
+"""Bulk speed beside pure-Python baselines, measured in one run (pytest-benchmark).
+
+    pip install '.[test]' && python -m pytest benchmarks --benchmark-group-by=group
+
+Each group holds a sashite-epin path and the baseline it must beat; compare their
+means.  Goals (issue 3): list <= 4 ns/token, bytes <= 1 ns/token, to_bytes <= 2 ns/token
+on the uniform corpus; single parse no slower than a one-dict-lookup function.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sashite_epin import Epin
+from sashite_epin._corpora import EPIN_TOKENS, realistic, uniform
+
+pytest.importorskip("pytest_benchmark")
+
+COUNT = 1_000_000
+CORPORA = {"uniform": uniform(COUNT), "realistic": realistic(COUNT)}
+JOINED = {name: "\n".join(tokens).encode() for name, tokens in CORPORA.items()}
+TABLE = {t: Epin.parse(t) for t in EPIN_TOKENS}
+
+
+def dict_parse(s: str, _t: dict[str, Epin] = TABLE) -> Epin:
+    return _t[s]
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_list_parse_many(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"list of str -> result ({corpus})"
+    benchmark(Epin.parse_many, CORPORA[corpus])
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_list_baseline_dict_map(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"list of str -> result ({corpus})"
+    tokens = CORPORA[corpus]
+    benchmark(lambda: list(map(TABLE.__getitem__, tokens)))
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_bytes_parse_many(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"joined bytes -> result ({corpus})"
+    benchmark(Epin.parse_many, JOINED[corpus])
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_bytes_baseline_split_dict(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"joined bytes -> result ({corpus})"
+    data = JOINED[corpus]
+    benchmark(lambda: [TABLE[t] for t in data.decode().split()])
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_bytes_floor_memcpy(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"joined bytes -> result ({corpus})"
+    data = JOINED[corpus]
+    benchmark(lambda: bytes(bytearray(data)))
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_to_bytes(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"result -> joined bytes ({corpus})"
+    result = Epin.parse_many(JOINED[corpus])
+    benchmark(result.to_bytes)
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_to_bytes_baseline_join(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"result -> joined bytes ({corpus})"
+    tokens = CORPORA[corpus]
+    benchmark(lambda: "\n".join(tokens).encode())
+
+
+def test_single_parse(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "single token"
+    benchmark(Epin.parse, "+R^'")
+
+
+def test_single_parse_baseline_dict_function(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "single token"
+    benchmark(dict_parse, "+R^'")

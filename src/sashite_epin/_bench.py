@@ -1,0 +1,64 @@
+"""``python -m sashite_epin bench``: each bulk path beside its pure-Python baseline, timed
+in the same process on the same corpus (best of several runs; a benchmark, not a test)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from . import IMPLEMENTATION, Epin
+from ._corpora import EPIN_TOKENS, realistic, uniform
+
+
+def best_ns(work: Callable[[], object], count: int, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times) / max(count, 1) * 1e9
+
+
+def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Callable[[], object]]]:
+    table = {t: Epin.parse(t) for t in EPIN_TOKENS}
+    joined = "\n".join(tokens).encode()
+    result = Epin.parse_many(joined)
+    token = tokens[0]
+
+    def dict_parse(s: str, _t: dict[str, Epin] = table) -> Epin:
+        return _t[s]
+
+    return [
+        ("list of str -> result", lambda: Epin.parse_many(tokens),
+         "map(dict.__getitem__)", lambda: list(map(table.__getitem__, tokens))),
+        ("joined bytes -> result", lambda: Epin.parse_many(joined),
+         "bytes.split() + dict", lambda: [table[t] for t in joined.decode().split()]),
+        ("result -> joined bytes", lambda: result.to_bytes(),
+         'b"\\n".join(tokens)', lambda: "\n".join(tokens).encode()),
+        ("single Epin.parse(s)", lambda: [Epin.parse(token) for _ in range(len(tokens))],
+         "dict_parse(s)", lambda: [dict_parse(token) for _ in range(len(tokens))]),
+    ]
+
+
+def run(count: int = 1_000_000, repeat: int = 5, out: TextIO = sys.stdout,
+        progress: TextIO = sys.stderr) -> int:
+    corpora = {"uniform": uniform(count), "realistic": realistic(count)}
+    rows = []
+    total = len(corpora) * 4
+    step = 0
+    for corpus_name, tokens in corpora.items():
+        for name, work, base_name, base in cases(tokens):
+            step += 1
+            print(f"[{step}/{total}] {corpus_name}: {name} ...", file=progress, flush=True)
+            ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
+            rows.append((name, corpus_name, ns, base_name, base_ns))
+    print(f"sashite-epin bench: {count:,} tokens, best of {repeat}, {IMPLEMENTATION} core", file=out)
+    header = ("path", "corpus", "ns/token", "Mtokens/s", "baseline", "ns/token", "speed-up")
+    print("| " + " | ".join(header) + " |", file=out)
+    print("|" + "---|" * len(header), file=out)
+    for name, corpus_name, ns, base_name, base_ns in rows:
+        print(f"| {name} | {corpus_name} | {ns:.2f} | {1e3 / ns:.0f} | {base_name} | "
+              f"{base_ns:.2f} | {base_ns / ns:.1f}x |", file=out)
+    return 0
