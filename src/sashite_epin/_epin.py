@@ -49,16 +49,8 @@ class Epin:
 
     @staticmethod
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
-        """Parse many EPIN tokens at once into a TokenArray (records + objects).
-
-        ``tokens``: a list or tuple of str (fastest), any other iterable of str, a
-        bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated by
-        runs of ASCII whitespace (as ``bytes.split()``), or a 1-dimensional numpy array
-        of dtype S or U (one token per element, NUL padding ignored).
-        ``errors="raise"``: the first invalid token raises ParseError with ``.index``;
-        ``errors="mark"``: invalid entries are kept as zero records (``None`` when
-        indexed) and their indices are in ``result.invalid``.
-        """
+        """Parse many EPIN tokens at once; inputs, result and ``errors`` as for
+        ``Pin.parse_many``."""
         return core.parse_many(tokens, True, errors)  # type: ignore[no-any-return]
 
     @staticmethod
