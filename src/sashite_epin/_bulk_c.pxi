@@ -39,10 +39,15 @@ cdef PyObject* token_strs[CODE_LIMIT]
 cdef list kept_strs = []
 
 
+cdef inline unsigned int is_sep(unsigned char b) noexcept nogil:
+    """1 for bytes.split()'s whitespace (9-13, 32), else 0: arithmetic, no table."""
+    return (b == 32) | (<unsigned char>(b - 9) < 5)
+
+
 cdef void build_bulk_tables() noexcept nogil:
     cdef int code, b
     for b in range(256):
-        is_space[b] = b == 32 or 9 <= b <= 13
+        is_space[b] = is_sep(b)  # one definition of the separators
     for b in range(16):  # the first separator after byte 0 ends the token (5: too long)
         length_of_mask[b] = 1 if b & 1 else 2 if b & 2 else 3 if b & 4 else 4 if b & 8 else 5
     for b in range(6):
@@ -436,11 +441,6 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
         return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark)
     finally:
         PyBuffer_Release(&view)
-
-
-cdef inline unsigned int is_sep(unsigned char b) noexcept nogil:
-    """1 for bytes.split()'s whitespace (9-13, 32), else 0: arithmetic, no table."""
-    return (b == 32) | (<unsigned char>(b - 9) < 5)
 
 
 cdef Py_ssize_t count_tokens(const unsigned char* p, Py_ssize_t size) noexcept nogil:

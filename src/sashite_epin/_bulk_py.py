@@ -13,6 +13,8 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+# _core_py imports this module at its end, once _scan and the tables exist.
+from . import _core_py
 from ._errors import ParseError, reason_text
 from ._layout import RECORD_FIELDS, RECORD_SIZE, is_code
 
@@ -45,8 +47,6 @@ class TokenArray:
 
     @classmethod
     def _make(cls, epin: bool, records: bytes, invalid: Sequence[int]) -> TokenArray:
-        from . import _core_py  # the twin's object and token tables
-
         self = object.__new__(cls)
         self._records, self._epin, self._invalid = records, epin, array("q", invalid)
         self._objects = _core_py._epins if epin else _core_py._pins
@@ -149,9 +149,7 @@ class _Collector:
         self.invalid: list[int] = []
 
     def add(self, index: int, token: object, text: str) -> None:
-        from ._core_py import _scan
-
-        code = _scan(text, self.epin)
+        code = _core_py._scan(text, self.epin)
         if code >= 0:
             self.records += record_of(code)
             return
