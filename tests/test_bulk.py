@@ -149,6 +149,29 @@ def test_whitespace_only_bytes_hold_no_token(core: ModuleType) -> None:
     assert len(core.parse_many(b" \n\t\r\x0b\x0c ", True)) == 0
 
 
+@pytest.mark.parametrize("token", ["K", "+K^'", "-q^", "Ab", "K" * 70, "+", "K^^"])
+def test_tokens_across_block_boundaries_and_at_the_very_end(core: ModuleType, token: str) -> None:
+    # The compiled core finds tokens 64 bytes at a time and reads 8 bytes per token:
+    # put the token on every offset around the first two block edges, followed by
+    # nothing, or by one more token, so buffers end at every length up to ~220
+    # (multiples of 64 included) and mid-block.
+    for lead in range(0, 140):
+        for tail in (b"", b" ", b" K"):
+            data = b" " * lead + token.encode() + tail
+            tokens = data.decode().split()
+            expected = per_token(core, tokens)
+            assert list(core.parse_many(data, True, "mark")) == expected
+            if None in expected:
+                with pytest.raises(ParseError) as caught:
+                    core.parse_many(data, True)
+                assert caught.value.index == expected.index(None)
+                with pytest.raises(ParseError) as alone:
+                    core.parse_epin(tokens[caught.value.index])
+                assert caught.value.reason == alone.value.reason
+            else:
+                assert list(core.parse_many(data, True)) == expected
+
+
 def test_pin_grammar_rejects_derived_tokens(core: ModuleType) -> None:
     with pytest.raises(ParseError) as info:
         core.parse_many(b"K k' q", False)

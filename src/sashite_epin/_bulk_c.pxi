@@ -11,6 +11,7 @@ from cpython.ref cimport Py_INCREF
 from cpython.unicode cimport PyUnicode_FromKindAndData
 from cpython cimport array
 from libc.stdlib cimport free, malloc, realloc
+from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset
 
 import array as py_array
@@ -24,6 +25,13 @@ cdef extern from "Python.h":
     void* str_data "PyUnicode_DATA"(PyObject* o)
     PyObject** PySequence_Fast_ITEMS(object o)
 
+cdef extern from "_split.h" nogil:
+    uint64_t sep_mask64 "sashite_sep_mask64"(const unsigned char* p)
+    uint64_t sep_mask_tail "sashite_sep_mask_tail"(const unsigned char* p, int n)
+    uint64_t load64 "sashite_load64"(const unsigned char* p)
+    int ctz64 "sashite_ctz64"(uint64_t x)
+    int popcount64 "sashite_popcount64"(uint64_t x)
+
 # Slack after the last record: a record is written as one 8-byte store.
 DEF SLACK = 8
 cdef const char* RECORD_FORMAT = b"T{B:letter:B:side:B:state:B:terminal:B:derived:}"
@@ -33,23 +41,21 @@ cdef unsigned short keep_mask[6]              # shape bits a token of length 0..
 cdef unsigned short absent_fill[6]            # ... and the K_ABSENT classes after its end
 cdef unsigned char token_bytes[CODE_LIMIT][4]  # the token of each code, and its length
 cdef unsigned char token_length[CODE_LIMIT]
-cdef unsigned char is_space[256]               # bytes.split()'s whitespace
-cdef unsigned char length_of_mask[16]          # separators at bytes 1-4 -> token length
 cdef PyObject* token_strs[CODE_LIMIT]
+
+# Whole-token check for the bulk loops: a token's first bytes, read as one integer with
+# the bytes past its length masked off, must equal key_of[code] for the code its bytes
+# suggest (guess_code).  key_of comes from format_token, so this only confirms what the
+# grammar already accepted; anything else (an invalid token, a long one) goes to
+# scan_token, which decides and gives the reason.
+cdef uint64_t length_mask[8]            # keeps bytes 0..n-1 of a load (n < 5)
+cdef uint64_t key_of[1024]              # any 10-bit guess indexes these two
+cdef unsigned char length_of[1024]      # 0 where no token: never matches
 cdef list kept_strs = []
-
-
-cdef inline unsigned int is_sep(unsigned char b) noexcept nogil:
-    """1 for bytes.split()'s whitespace (9-13, 32), else 0: arithmetic, no table."""
-    return (b == 32) | (<unsigned char>(b - 9) < 5)
 
 
 cdef void build_bulk_tables() noexcept nogil:
     cdef int code, b
-    for b in range(256):
-        is_space[b] = is_sep(b)  # one definition of the separators
-    for b in range(16):  # the first separator after byte 0 ends the token (5: too long)
-        length_of_mask[b] = 1 if b & 1 else 2 if b & 2 else 3 if b & 4 else 4 if b & 8 else 5
     for b in range(6):
         # Lengths 0 and 5+ get class 7 at position 0: a shape no token has (entry 0).
         keep_mask[b] = (1 << (3 * b)) - 1 if 1 <= b <= 4 else 0
@@ -63,6 +69,46 @@ cdef void build_bulk_tables() noexcept nogil:
             record_of[code][2] = 2 - ((code >> 2) & 3)
             record_of[code][3] = (code >> 1) & 1
             record_of[code][4] = code & 1
+    build_keys()
+
+
+cdef void build_keys() noexcept nogil:
+    cdef unsigned char padded[8]
+    cdef int code, n
+    for n in range(8):
+        memset(padded, 0, 8)
+        memset(padded, 0xFF, n if n < 5 else 0)
+        length_mask[n] = load64(padded)
+    for code in range(1024):
+        memset(padded, 0, 8)
+        length_of[code] = 0
+        if code < CODE_LIMIT:
+            length_of[code] = token_length[code]
+            memcpy(padded, token_bytes[code], token_length[code])
+        key_of[code] = load64(padded)
+
+
+cdef inline int lookup_code(const unsigned char* q, Py_ssize_t n, int forbidden) noexcept nogil:
+    """The code of the n-byte token at q (8 bytes readable there), or -1: then ask
+    scan_token.  forbidden: code bits the notation lacks (1, derived, for PIN)."""
+    cdef Py_ssize_t nn = n if n < 8 else 7
+    cdef uint64_t key = load64(q) & length_mask[nn]
+    cdef int code = guess_code(q, nn)
+    if key_of[code] != key or length_of[code] != n or code & forbidden:
+        return -1
+    return code
+
+
+cdef inline int guess_code(const unsigned char* q, Py_ssize_t nn) noexcept nogil:
+    """The code q[0..nn-1] would have if it were a token (q[0] below 'A': a '+'/'-'
+    first), arithmetic only; any 10-bit value, checked against key_of by the caller."""
+    cdef int modified = q[0] < 0x40
+    cdef int letter = q[modified]
+    cdef int rank = 2 - modified * (2 - ((q[0] >> 1) & 1))  # '+' 0x2B -> 1, '-' 0x2D -> 0
+    cdef int terminal = q[modified + 1] == 0x5E
+    cdef int derived = q[nn - 1] == 0x27
+    return ((((letter & 0x1F) - 1) << 5) | (((letter >> 5) & 1) << 4) | (rank << 2)
+            | (terminal << 1) | derived) & 1023
 
 
 cdef inline bint is_code(int code) noexcept nogil:
@@ -443,21 +489,21 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
         PyBuffer_Release(&view)
 
 
+cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size, Py_ssize_t b) noexcept nogil:
+    """Separator mask of the 64 bytes from b (past the end: separators)."""
+    return sep_mask64(p + b) if size - b >= 64 else sep_mask_tail(p + b, <int>(size - b))
+
+
 cdef Py_ssize_t count_tokens(const unsigned char* p, Py_ssize_t size) noexcept nogil:
-    """How many runs of non-space bytes p[0..size-1] holds.  Written so the compiler
-    vectorizes it (no table, no branch; 32-bit partial sums over 64 KiB blocks)."""
-    cdef Py_ssize_t i = 1, j, block, count
-    cdef unsigned int partial
-    if size == 0:
-        return 0
-    count = 1 - is_sep(p[0])
-    while i < size:
-        block = size if size - i < 65536 else i + 65536
-        partial = 0
-        for j in range(i, block):
-            partial += is_sep(p[j - 1]) & (1 - is_sep(p[j]))
-        count += partial
-        i = block
+    """How many runs of non-space bytes p[0..size-1] holds: a popcount of token starts
+    (a non-separator after a separator) per 64-byte block."""
+    cdef Py_ssize_t b = 0, count = 0
+    cdef uint64_t word, carry = 0   # carry: the block's last byte was inside a token
+    while b < size:
+        word = ~block_mask(p, size, b)
+        count += popcount64(word & ~((word << 1) | carry))
+        carry = word >> 63
+        b += 64
     return count
 
 
@@ -465,46 +511,51 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
                         bint epin, bint mark, unsigned char* out, Failure* failure,
                         IndexList* marked) noexcept nogil:
     """Scan the count whitespace-separated tokens of p into out; 1 on a failure to
-    report (failure filled), -1 when out of memory, 0 otherwise."""
-    cdef Py_ssize_t i = 0, k = 0, start, n, safe = size - 8
-    cdef int code
-    cdef const unsigned char* q
-    cdef unsigned int s1, s2, s3, s4
-    # Fast loop, while 8 bytes can be read: valid tokens, each one's length from the
-    # separator mask of its bytes 1-4 (a table, no branch), the next start right after
-    # one separator.  Each start depends on the previous length, so the chain from one
-    # token to the next is kept short: loads, a mask, one table load, an add.
-    while i < size and is_space[p[i]]:
-        i += 1
-    while k < count and i < safe:
-        q = p + i
-        s1, s2, s3, s4 = is_sep(q[1]), is_sep(q[2]), is_sep(q[3]), is_sep(q[4])
-        n = length_of_mask[s1 | (s2 << 1) | (s3 << 2) | (s4 << 3)]
-        code = fast_code(q[0], q[1], q[2], q[3], n, epin)
-        if code < 0:
-            break
-        memcpy(out + 5 * k, record_of[code], 8)
-        k += 1
-        i += n + 1
-        while is_sep(p[i]):  # a run of separators: rare in joined input
-            i += 1
-    # Precise loop, from where the fast one stopped: every error, reason and the tail.
-    for k in range(k, count):
-        while is_space[p[i]]:
-            i += 1
-        start = i
-        while i < size and not is_space[p[i]]:
-            i += 1
-        code = scan_token(p + start, i - start, epin)
-        if code >= 0:
+    report (failure filled), -1 when out of memory, 0 otherwise.
+
+    Two stages per 64-byte block: separator masks give every token start and end at
+    once (bit tricks, no per-byte branch); then each token is decoded on its own, so
+    consecutive tokens do not wait on each other.  A start with no end yet (a token
+    crossing blocks) waits in starts[0] for the next block."""
+    cdef Py_ssize_t b = 0, k = 0, s, n, safe = size - 8, pending = -1
+    cdef Py_ssize_t starts[34]  # at most 32 starts in 64 bytes, plus a pending one
+    cdef int code, taken, have, forbidden = 0 if epin else 1
+    cdef uint64_t word, begins, ends, carry = 0
+    while b < size or (b == size and carry):  # the extra block ends a token at size
+        word = ~block_mask(p, size, b)        # bit set: inside a token
+        begins = word & ~((word << 1) | carry)
+        ends = ~word & ((word << 1) | carry)  # the separator right after a token
+        carry = word >> 63
+        have = 0
+        if pending >= 0:
+            starts[0] = pending
+            have = 1
+        while begins:
+            starts[have] = b + ctz64(begins)
+            have += 1
+            begins &= begins - 1
+        taken = 0
+        while ends:
+            s = starts[taken]
+            taken += 1
+            n = b + ctz64(ends) - s
+            ends &= ends - 1
+            code = lookup_code(p + s, n, forbidden) if s <= safe else -1
+            if code < 0:
+                code = scan_token(p + s, n, epin)
+                if code < 0:
+                    if not mark:
+                        failure.index, failure.start, failure.length, failure.reason = k, s, n, -code
+                        return 1
+                    memset(out + 5 * k, 0, 8)
+                    k += 1
+                    if index_list_add(marked, k - 1) < 0:
+                        return -1
+                    continue
             memcpy(out + 5 * k, record_of[code], 8)
-            continue
-        if not mark:
-            failure.index, failure.start, failure.length, failure.reason = k, start, i - start, -code
-            return 1
-        memset(out + 5 * k, 0, 5)
-        if index_list_add(marked, k) < 0:
-            return -1
+            k += 1
+        pending = starts[taken] if taken < have else -1
+        b += 64
     return 0
 
 
@@ -601,3 +652,4 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     finally:
         free(marked.items)
     return result
+

@@ -1,0 +1,80 @@
+/* Where the whitespace-separated tokens of a byte buffer start and end, 64 bytes at a
+ * time (the first stage of a simdjson-style two-stage scan; _bulk_c.pxi decodes the
+ * tokens).  Separators are bytes.split()'s whitespace: 9-13 and 32.  Only the
+ * container's separators live here; the token grammar stays in the core's tables.
+ *
+ * SSE2 where the compiler has it (every x86-64), portable C elsewhere: both give the
+ * same mask, bit i set when byte i is a separator. */
+#ifndef SASHITE_EPIN_SPLIT_H
+#define SASHITE_EPIN_SPLIT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#define SASHITE_EPIN_SSE2 1
+#endif
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+static inline int sashite_ctz64(uint64_t x) {
+    unsigned long i;
+    _BitScanForward64(&i, x);
+    return (int)i;
+}
+#else
+#define sashite_ctz64(x) __builtin_ctzll(x)
+#endif
+
+static inline int sashite_popcount64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((x * 0x0101010101010101ULL) >> 56);
+#endif
+}
+
+/* Separator mask of p[0..63]; all 64 bytes must be readable. */
+static inline uint64_t sashite_sep_mask64(const unsigned char *p) {
+#ifdef SASHITE_EPIN_SSE2
+    const __m128i space = _mm_set1_epi8(32), nine = _mm_set1_epi8(9), four = _mm_set1_epi8(4);
+    uint64_t mask = 0;
+    int i;
+    for (i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+        __m128i t = _mm_sub_epi8(v, nine); /* 9..13 -> 0..4, unsigned */
+        __m128i sep = _mm_or_si128(_mm_cmpeq_epi8(v, space),
+                                   _mm_cmpeq_epi8(_mm_min_epu8(t, four), t));
+        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(sep) << (16 * i);
+    }
+    return mask;
+#else
+    uint64_t mask = 0;
+    int i;
+    for (i = 0; i < 64; i++)
+        mask |= (uint64_t)((p[i] == 32) | ((unsigned char)(p[i] - 9) < 5)) << i;
+    return mask;
+#endif
+}
+
+/* Separator mask of the n < 64 bytes p[0..n-1]; positions n..63 count as separators,
+ * so a token running to the end of the buffer ends there. */
+static inline uint64_t sashite_sep_mask_tail(const unsigned char *p, int n) {
+    unsigned char block[64];
+    memset(block, 32, sizeof block);
+    memcpy(block, p, (size_t)n);
+    return sashite_sep_mask64(block);
+}
+
+/* Loading 8 bytes as one integer, whatever the alignment (one mov on x86). */
+static inline uint64_t sashite_load64(const unsigned char *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+}
+
+#endif
