@@ -54,7 +54,8 @@ def extensions() -> list[Extension]:
     core = Extension(
         "sashite_epin._core_c",
         ["src/sashite_epin/_core_c.pyx"],
-        depends=["src/sashite_epin/_bulk_c.pxi", "src/sashite_epin/_split.h"],
+        depends=["src/sashite_epin/_bulk_c.pxi", "src/sashite_epin/_split.h",
+                 "src/sashite_epin/_text_c.pxi", "src/sashite_epin/_core_c.pxd"],
         extra_compile_args=["-O3"] if unix else ["/O2"],
     )
     return cythonize([core], compiler_directives={"language_level": 3})

@@ -13,6 +13,7 @@ from ._epin import Epin
 from ._errors import ParseError
 from ._layout import CODE_LIMIT
 from ._pin import Pin
+from ._style import NativeStyles
 
 __version__ = "0.1.0"
 
@@ -20,6 +21,7 @@ __all__ = [
     "CODE_LIMIT",
     "IMPLEMENTATION",
     "Epin",
+    "NativeStyles",
     "ParseError",
     "Pin",
     "Side",

@@ -3,13 +3,18 @@ in the same process on the same corpus (best of several runs; a benchmark, not a
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
 from typing import TextIO
 
 from . import IMPLEMENTATION, Epin
-from ._corpora import EPIN_TOKENS, realistic, uniform
+from ._corpora import EPIN_TOKENS, PLACEMENTS, realistic, uniform
+
+# The pure-Python tokenizer Epin.tokenize is measured against: the spec's token regex
+# (or a run of other characters) through finditer, each token looked up in a dict.
+TOKEN_OR_OTHER = re.compile(r"[-+]?[A-Za-z]\^?'?|[^-+A-Za-z^']+")
 
 
 def best_ns(work: Callable[[], object], count: int, repeat: int) -> float:
@@ -42,11 +47,40 @@ def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Calla
     ]
 
 
+def regex_tokenizer() -> Callable[[str], list[Epin | str]]:
+    table = {t: Epin.parse(t) for t in EPIN_TOKENS}
+
+    def tokenize(s: str, _find: Callable[..., object] = TOKEN_OR_OTHER.finditer) -> list[Epin | str]:
+        return [table.get(m.group(), m.group()) for m in _find(s)]  # type: ignore[attr-defined]
+
+    return tokenize
+
+
+def feen_row(repeat: int) -> tuple[str, str, float, str, float]:
+    """Epin.tokenize over the FEEN-like placements, ns per placement string."""
+    regex, rounds = regex_tokenizer(), 20_000
+    for s in PLACEMENTS:  # the same output, or the comparison means nothing
+        assert Epin.tokenize(s) == regex(s)
+
+    def ours() -> None:
+        for s in PLACEMENTS:
+            Epin.tokenize(s)
+
+    def theirs() -> None:
+        for s in PLACEMENTS:
+            regex(s)
+
+    count = rounds * len(PLACEMENTS)
+    ns = best_ns(lambda: [ours() for _ in range(rounds)], count, repeat)
+    base_ns = best_ns(lambda: [theirs() for _ in range(rounds)], count, repeat)
+    return ("Epin.tokenize(placement) per string", "FEEN", ns, "regex finditer + dict", base_ns)
+
+
 def run(count: int = 1_000_000, repeat: int = 5, out: TextIO = sys.stdout,
         progress: TextIO = sys.stderr) -> int:
     corpora = {"uniform": uniform(count), "realistic": realistic(count)}
     rows = []
-    total = len(corpora) * 4
+    total = len(corpora) * 4 + 1  # and the FEEN row
     step = 0
     for corpus_name, tokens in corpora.items():
         for name, work, base_name, base in cases(tokens):
@@ -54,6 +88,8 @@ def run(count: int = 1_000_000, repeat: int = 5, out: TextIO = sys.stdout,
             print(f"[{step}/{total}] {corpus_name}: {name} ...", file=progress, flush=True)
             ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
             rows.append((name, corpus_name, ns, base_name, base_ns))
+    print(f"[{total}/{total}] FEEN placements: tokenize ...", file=progress, flush=True)
+    rows.append(feen_row(repeat))
     print(f"sashite-epin bench: {count:,} tokens, best of {repeat}, {IMPLEMENTATION} core", file=out)
     header = ("path", "corpus", "ns/token", "Mtokens/s", "baseline", "ns/token", "speed-up")
     print("| " + " | ".join(header) + " |", file=out)

@@ -62,13 +62,9 @@ cdef void build_bulk_tables() noexcept nogil:
         absent_fill[b] = absent_tail(b) if 1 <= b <= 4 else 7
     memset(record_of, 0, sizeof(record_of))
     for code in range(CODE_LIMIT):
-        token_length[code] = format_token(code, <char*>token_bytes[code]) if is_code(code) else 0
-        if is_code(code):
-            record_of[code][0] = 65 + (code >> 5)
-            record_of[code][1] = (code >> 4) & 1
-            record_of[code][2] = 2 - ((code >> 2) & 3)
-            record_of[code][3] = (code >> 1) & 1
-            record_of[code][4] = code & 1
+        token_length[code] = format_token(code, <char*>token_bytes[code]) if code_is_valid(code) else 0
+        if code_is_valid(code):
+            code_record(code, record_of[code])
     build_keys()
 
 
@@ -111,10 +107,6 @@ cdef inline int guess_code(const unsigned char* q, Py_ssize_t nn) noexcept nogil
             | (terminal << 1) | derived) & 1023
 
 
-cdef inline bint is_code(int code) noexcept nogil:
-    return 0 <= code < CODE_LIMIT and (code & 0x0C) != 0x0C
-
-
 cdef inline int code_of_record(const unsigned char* r) noexcept nogil:
     """The code of a record, or -1 for the zero record of an invalid (marked) entry."""
     if r[0] == 0:
@@ -141,7 +133,7 @@ cdef inline int fast_code(unsigned char b0, unsigned char b1, unsigned char b2,
 
 build_bulk_tables()
 for _code in range(CODE_LIMIT):
-    _token = format_code(_code) if is_code(_code) else None
+    _token = format_code(_code) if code_is_valid(_code) else None
     kept_strs.append(_token)
     token_strs[_code] = <PyObject*>_token
 
@@ -316,6 +308,24 @@ cdef class TokenArray:
             result.data.as_ushorts[i] = 0xFFFF if code < 0 else code
         return result
 
+    def sorted(self):
+        """A new TokenArray of the same tokens in code order, which is FEEN's canonical
+        hand order (a counting sort: O(n)); ValueError if any entry is marked invalid."""
+        cdef Py_ssize_t i, start = 0, count[CODE_LIMIT]
+        cdef int code
+        cdef TokenArray result
+        self.first_marked()
+        result = new_token_array(self.count, self.epin)
+        memset(count, 0, sizeof(count))
+        with nogil:
+            for i in range(self.count):
+                count[code_of_record(self.records + 5 * i)] += 1
+            for code in range(CODE_LIMIT):
+                for i in range(start, start + count[code]):
+                    memcpy(result.records + 5 * i, record_of[code], 8)
+                start += count[code]
+        return result
+
     def __eq__(self, other):
         if not isinstance(other, TokenArray):
             return NotImplemented
@@ -376,7 +386,7 @@ def rebuild_token_array(bint epin, bytes records):
         code = code_of_record(r + 5 * i)
         if code < 0 and r[5 * i + 1 : 5 * i + 5] == b"\0\0\0\0":
             marked.append(i)
-        elif not (is_code(code) and (epin or not code & 1)
+        elif not (code_is_valid(code) and (epin or not code & 1)
                   and memcmp5(record_of[code], r + 5 * i)):
             raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
     memcpy(result.records, r, 5 * count)

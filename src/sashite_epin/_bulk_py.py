@@ -95,6 +95,12 @@ class TokenArray:
         self._check_complete()
         return [self._tokens(self._code(i)) for i in range(len(self))]
 
+    def sorted(self) -> TokenArray:
+        self._check_complete()
+        order = sorted(range(len(self)), key=self._code)
+        return TokenArray._make(self._epin, b"".join(self._records[5 * i : 5 * i + 5]
+                                                     for i in order), [])
+
     def to_bytes(self, sep: bytes = b"\n") -> bytes:
         self._check_complete()
         return bytes(memoryview(sep).cast("B")).join(t.encode("ascii") for t in self.tokens())

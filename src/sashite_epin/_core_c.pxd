@@ -1,10 +1,25 @@
 # cython: language_level=3
-"""C-level declarations of the compiled core (constants shared with _layout / _errors)."""
+"""The C-level API of the compiled core, for other Cython modules (engines, FEEN parsers):
+
+    from sashite_epin._core_c cimport scan_token, scan_prefix, format_token, code_record
+
+Every call below works without the GIL and without Python objects.  A *code* is an int
+in [0, CODE_LIMIT) laid out as letter(5) | side(1) | rank(2) | terminal(1) | derived(1)
+(README, "Codes"); codes sort in FEEN's canonical hand order and index tables of
+CODE_LIMIT entries.  A PIN code is the EPIN code of the same token (derived bit 0).
+A failure is minus a reason (R_* below, the numbers of sashite_epin._errors).
+
+scan_token, scan_prefix, format_token and scan_tables are exported by the compiled
+module (Cython's C-API capsule: importing the cimporting module imports
+sashite_epin._core_c); scan_with and the code_* helpers are inline and compile into
+the caller.
+"""
 
 cdef enum:
     CODE_LIMIT = 832      # every code is below this (see _layout.py)
     SHAPE_COUNT = 4096    # 4 positions x 3-bit byte class
     SHAPE_VALID = 0x8000
+    PREFIX_SHIFT = 10     # a prefix entry's token length (1-4), bits 10-12
 
 # Byte classes.
 cdef enum:
@@ -26,5 +41,95 @@ cdef enum:
     R_DERIVATION_MARKER = 6
     R_UNEXPECTED = 7
 
+# The code of the whole token p[0..n-1] (epin: EPIN grammar, else PIN), or -reason.
+# Reads p[0..min(n, 4)-1] only; n <= 0 is R_EMPTY, n too long R_TOO_LONG.
 cdef int scan_token(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil
+
+# Greedy scan of the token starting at p, n bytes readable (a longer text: tokens back
+# to back, as in FEEN): optional "+"/"-", a letter, optional "^", optional "'" (EPIN).
+# Returns its code and sets used[0] to its length (1-4); or returns -reason and sets
+# used[0] = 0 when no token starts at p.  Reads p[0..min(n, 4)-1] only.
+cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
+                     Py_ssize_t* used) noexcept nogil
+
+# The tables behind scan_prefix, for scan_with (below) to inline the same scan into
+# the caller's loop: no call, and the length stays in a register.
+cdef struct ScanTables:
+    const unsigned char* byte_class       # 256 entries: K_* of each byte
+    const unsigned short* pin_prefixes    # SHAPE_COUNT entries each, from the DFA
+    const unsigned short* epin_prefixes
+
+cdef const ScanTables* scan_tables() noexcept nogil
+
+# Writes the token of a code into out (room for 4 bytes, no NUL added); returns its
+# length (1-4), or -1 for a value that is no code.
 cdef int format_token(int code, char* out) noexcept nogil
+
+
+# -- scanning, inline: table mechanics only (the grammar is in the tables) ----------
+cdef inline int absent_tail(int n) noexcept nogil:
+    """The classes of the positions n..3 of a shape, all K_ABSENT."""
+    cdef int tail = 0, i
+    for i in range(n, 4):
+        tail |= K_ABSENT << (3 * i)
+    return tail
+
+cdef inline int code_of(const unsigned char* p, unsigned short entry) noexcept nogil:
+    """The code of a valid shape entry: the letter's low five bits are its index + 1
+    whatever its case; bit 5 is the case."""
+    cdef unsigned char letter = p[(entry >> 8) & 1]
+    return (((letter & 0x1F) - 1) << 5) | (((letter >> 5) & 1) << 4) | (entry & 0x0F)
+
+cdef inline int scan_with(const ScanTables* t, const unsigned char* p, Py_ssize_t n,
+                          bint epin, Py_ssize_t* used) noexcept nogil:
+    """scan_prefix, inline, with t = scan_tables() (fetched once, outside the loop)."""
+    cdef unsigned short entry
+    cdef int shape
+    if n >= 4:  # the common case in a long text: no length test per byte
+        shape = (t.byte_class[p[0]] | (t.byte_class[p[1]] << 3)
+                 | (t.byte_class[p[2]] << 6) | (t.byte_class[p[3]] << 9))
+    elif n <= 0:
+        used[0] = 0
+        return -R_EMPTY
+    else:
+        shape = t.byte_class[p[0]] | absent_tail(n)
+        shape |= (t.byte_class[p[1]] << 3) if n > 1 else 0
+        shape |= (t.byte_class[p[2]] << 6) if n > 2 else 0
+    entry = t.epin_prefixes[shape] if epin else t.pin_prefixes[shape]
+    if not entry & SHAPE_VALID:
+        used[0] = 0
+        return -<int>entry
+    used[0] = (entry >> PREFIX_SHIFT) & 7
+    return code_of(p, entry)
+
+
+# -- the code layout, inline --------------------------------------------------------
+cdef inline bint code_is_valid(int code) noexcept nogil:
+    return 0 <= code < CODE_LIMIT and (code & 0x0C) != 0x0C
+
+cdef inline char code_abbr(int code) noexcept nogil:
+    """'A'..'Z'."""
+    return <char>(65 + (code >> 5))
+
+cdef inline int code_side(int code) noexcept nogil:
+    """0 first, 1 second."""
+    return (code >> 4) & 1
+
+cdef inline int code_state(int code) noexcept nogil:
+    """0 normal, 1 enhanced, 2 diminished (the record's state field)."""
+    return 2 - ((code >> 2) & 3)
+
+cdef inline int code_terminal(int code) noexcept nogil:
+    return (code >> 1) & 1
+
+cdef inline int code_derived(int code) noexcept nogil:
+    return code & 1
+
+cdef inline void code_record(int code, unsigned char* out) noexcept nogil:
+    """The 5-byte record (letter, side, state, terminal, derived) of a valid code, as
+    in TokenArray's buffer."""
+    out[0] = <unsigned char>code_abbr(code)
+    out[1] = <unsigned char>code_side(code)
+    out[2] = <unsigned char>code_state(code)
+    out[3] = <unsigned char>code_terminal(code)
+    out[4] = <unsigned char>code_derived(code)

@@ -40,6 +40,10 @@ IMPLEMENTATION = "cython"
 cdef unsigned char byte_class[256]
 cdef unsigned short pin_shapes[SHAPE_COUNT]
 cdef unsigned short epin_shapes[SHAPE_COUNT]
+# The same shapes read as the start of a longer text: the longest token they begin
+# with (entry | its length << PREFIX_SHIFT), or the reason none starts there.
+cdef unsigned short pin_prefixes[SHAPE_COUNT]
+cdef unsigned short epin_prefixes[SHAPE_COUNT]
 
 
 cdef int misplaced(int k, bint epin, bint at_letter) noexcept nogil:
@@ -108,13 +112,21 @@ cdef void build_tables() noexcept nogil:
         epin_shapes[shape] = classify(k, n, True)
         if n <= 3:
             pin_shapes[shape] = classify(k, n, False)
+        epin_prefixes[shape] = longest_prefix(k, n, True)
+        pin_prefixes[shape] = longest_prefix(k, n, False)
 
 
-cdef inline int absent_tail(int n) noexcept nogil:
-    cdef int tail = 0, i
-    for i in range(n, 4):
-        tail |= K_ABSENT << (3 * i)
-    return tail
+cdef unsigned short longest_prefix(const unsigned char* k, int n, bint epin) noexcept nogil:
+    """Greedy scanning from the DFA alone: the longest prefix of k[0..n-1] that is a
+    token (the grammar has no token that is a prefix of a longer invalid start, so
+    longest is greedy), or, when none is, the reason of the letter slot's prefix."""
+    cdef int length
+    cdef unsigned short entry
+    for length in range(min(n, 3 + epin), 0, -1):
+        entry = classify(k, length, epin)
+        if entry & SHAPE_VALID:
+            return entry | (length << PREFIX_SHIFT)
+    return classify(k, min(n, 2 if k[0] == K_PLUS or k[0] == K_MINUS else 1), epin)
 
 
 build_tables()
@@ -147,10 +159,19 @@ cdef int scan_token(const unsigned char* p, Py_ssize_t n, bint epin) noexcept no
     return code_of(p, entry)
 
 
-cdef inline int code_of(const unsigned char* p, unsigned short entry) noexcept nogil:
-    # The letter's low five bits are its index + 1 whatever its case; bit 5 is the case.
-    cdef unsigned char letter = p[(entry >> 8) & 1]
-    return (((letter & 0x1F) - 1) << 5) | (((letter >> 5) & 1) << 4) | (entry & 0x0F)
+cdef ScanTables tables
+tables.byte_class = &byte_class[0]
+tables.pin_prefixes = &pin_prefixes[0]
+tables.epin_prefixes = &epin_prefixes[0]
+
+
+cdef const ScanTables* scan_tables() noexcept nogil:
+    return &tables
+
+
+cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
+                     Py_ssize_t* used) noexcept nogil:
+    return scan_with(&tables, p, n, epin, used)
 
 
 cdef int scan_str(object s, bint epin) noexcept:
@@ -288,3 +309,4 @@ def format_code(code):
 
 # ---------------------------------------------------------------------------------
 include "_bulk_c.pxi"
+include "_text_c.pxi"

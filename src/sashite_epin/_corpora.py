@@ -43,3 +43,13 @@ def with_invalid(count: int, seed: int = 3) -> list[str]:
     misses = ["", "KK", "K+", "^K", "++K", "K^^", "K''", "K'^", "1", "K ", " K", "K\n",
               "\u212a", "K\u0301", "+K^'X", "k\x00"]
     return [rng.choice(misses) if rng.random() < 0.2 else t for t in uniform(count, seed)]
+
+
+# FEEN-like piece placements (back-to-back EPIN tokens, digit runs, "/"): chess with
+# enhanced/diminished pawns and rooks, shogi, xiangqi, and a cross-style chess game.
+PLACEMENTS = [
+    "-rnbqk^bn-r/+p+p+p+p+p+p+p+p/8/8/8/8/+P+P+P+P+P+P+P+P/-RNBQK^BN-R",
+    "lnsgk^gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGK^GSNL",
+    "rheag^aehr/9/1c5c1/s1s1s1s1s/9/9/S1S1S1S1S/1C5C1/9/RHEAG^AEHR",
+    "-rnbqk^'bn-r/+p+p+p+p+p+p+p+p/8/8/8/8/+P'+P+P+P+P+P+P+P/-RNBQK^BN-R",
+]

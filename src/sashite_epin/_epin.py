@@ -7,19 +7,29 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from ._core import TokenArray, core
 from ._layout import CODE_LIMIT, DERIVED_BIT, all_codes
-from ._pin import _PINS, Pin, _immutable, as_static, real_bool, table_index
+from ._pin import (
+    _PINS,
+    Pin,
+    _immutable,
+    append_token,
+    as_static,
+    real_bool,
+    table_index,
+    write_token,
+)
 
 
 @final
 class Epin:
     """An EPIN token: a PIN token and whether the piece's style is derived (EPIN 1.0.0)."""
 
-    __slots__ = ("pin", "is_derived", "code", "_token")
+    __slots__ = ("pin", "is_derived", "code", "_token", "_ascii")
 
     pin: Pin
     is_derived: bool
     code: int
     _token: str
+    _ascii: bytes
 
     def __new__(cls, pin: Pin, derived: bool = False) -> Epin:
         if type(pin) is not Pin:
@@ -40,12 +50,26 @@ class Epin:
         def is_valid(s: object) -> bool:
             """Whether s is an EPIN token; never raises."""
 
+        @staticmethod
+        def scan(s: str, pos: int = 0) -> tuple[Epin, int]:
+            """The EPIN token starting at ``s[pos]`` (greedy) and where it ends:
+            ``(Epin, end)``.  ParseError (with ``.position``) if none starts there."""
+
+        @staticmethod
+        def tokenize(s: str) -> list[Epin | str]:
+            """The EPIN tokens of ``s`` in order, written back to back or not; the
+            runs of characters outside EPIN's alphabet between them (digits, ``/``)
+            are kept as ``str`` items.  ParseError (with ``.position``) where a
+            token character starts no token."""
+
     else:
         # Builtins (compiled core) are not descriptors: stored bare, they are called with
         # no binding step; the twin's plain functions need staticmethod.
         parse = as_static(core.parse_epin)
         safe_parse = as_static(core.safe_parse_epin)
         is_valid = as_static(core.is_valid_epin)
+        scan = as_static(core.scan_epin)
+        tokenize = as_static(core.tokenize_epin)
 
     @staticmethod
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
@@ -85,6 +109,29 @@ class Epin:
     def __repr__(self) -> str:
         return f"Epin({self._token!r})"
 
+    # -- engine-friendly output: the token's ASCII bytes, no str made -----------------
+    def append_to(self, buf: bytearray) -> None:
+        """Append the token's bytes to ``buf`` (like pin.go's AppendTo)."""
+        append_token(self._ascii, buf)
+
+    def write_into(self, buf: bytearray | memoryview, offset: int) -> int:
+        """Write the token's bytes into ``buf`` at ``offset``; the offset after them.
+        IndexError when they do not fit (``buf`` never grows)."""
+        return write_token(self._ascii, buf, offset)
+
+    # -- order: by code, which is FEEN's canonical order of hand items ----------------
+    def __lt__(self, other: object) -> bool:
+        return self.code < other.code if type(other) is Epin else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self.code <= other.code if type(other) is Epin else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self.code > other.code if type(other) is Epin else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self.code >= other.code if type(other) is Epin else NotImplemented
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (Epin.from_code, (self.code,))
 
@@ -107,6 +154,7 @@ def _build() -> tuple[Epin | None, ...]:
             ("is_derived", bool(code & DERIVED_BIT)),
             ("code", code),
             ("_token", core.format_code(code)),
+            ("_ascii", core.format_code(code).encode("ascii")),
         ):
             object.__setattr__(epin, name, value)
         table[code] = epin

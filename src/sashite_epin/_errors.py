@@ -51,24 +51,34 @@ class ParseError(ValueError):
     """A string (or bulk item) is not a valid PIN / EPIN token.
 
     Attributes: ``token`` (the offending input, whole), ``reason`` (a short message),
-    ``notation`` (``"PIN"`` or ``"EPIN"``) and ``index`` (position in a bulk input,
-    ``None`` for a single token).
+    ``notation`` (``"PIN"`` or ``"EPIN"``), ``index`` (position in a bulk input,
+    ``None`` for a single token) and ``position`` (the character offset where scanning
+    a longer text found no token, ``None`` otherwise).
     """
 
     token: object
     reason: str
     notation: str
     index: int | None
+    position: int | None
 
     def __init__(
-        self, token: object, reason: str, notation: str = "EPIN", index: int | None = None
+        self,
+        token: object,
+        reason: str,
+        notation: str = "EPIN",
+        index: int | None = None,
+        position: int | None = None,
     ) -> None:
         where = "" if index is None else f" at index {index}"
+        where += "" if position is None else f" at position {position}"
         super().__init__(f"invalid {notation} token {_shown(token)}{where}: {reason}")
         self.token = token
         self.reason = reason
         self.notation = notation
         self.index = index
+        self.position = position
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.token, self.reason, self.notation, self.index))
+        return (type(self), (self.token, self.reason, self.notation, self.index,
+                             self.position))

@@ -58,6 +58,27 @@ def state_rank(state: object) -> int:
     return _RANK_OF[State(state)]
 
 
+def append_token(token: bytes, buf: bytearray) -> None:
+    if not isinstance(buf, bytearray):
+        raise TypeError(f"append_to needs a bytearray, not {type(buf).__name__}")
+    buf.extend(token)
+
+
+def write_token(token: bytes, buf: bytearray | memoryview, offset: int) -> int:
+    """Write token into buf at offset, in place; the offset after it.  Never grows
+    buf (a slice past its end would, for a bytearray): IndexError instead."""
+    if not isinstance(buf, (bytearray, memoryview)):
+        raise TypeError(f"write_into needs a bytearray or memoryview, not {type(buf).__name__}")
+    if isinstance(offset, bool):
+        raise TypeError("offset must be an int, not bool")
+    start = operator.index(offset)
+    end = start + len(token)
+    if not 0 <= start or end > len(buf):
+        raise IndexError(f"{len(token)} bytes at offset {start} do not fit in {len(buf)}")
+    buf[start:end] = token
+    return end
+
+
 def real_bool(value: object, name: str) -> bool:
     if type(value) is not bool:
         raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
@@ -78,7 +99,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
 class Pin:
     """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
 
-    __slots__ = ("abbr", "side", "state", "is_terminal", "letter", "code", "_token")
+    __slots__ = ("abbr", "side", "state", "is_terminal", "letter", "code", "_token", "_ascii")
 
     abbr: str
     side: Side
@@ -87,6 +108,7 @@ class Pin:
     letter: str
     code: int
     _token: str
+    _ascii: bytes
 
     def __new__(
         cls,
@@ -118,12 +140,26 @@ class Pin:
         def is_valid(s: object) -> bool:
             """Whether s is a PIN token; never raises."""
 
+        @staticmethod
+        def scan(s: str, pos: int = 0) -> tuple[Pin, int]:
+            """The PIN token starting at ``s[pos]`` (greedy) and where it ends:
+            ``(Pin, end)``.  ParseError (with ``.position``) if none starts there."""
+
+        @staticmethod
+        def tokenize(s: str) -> list[Pin | str]:
+            """The PIN tokens of ``s`` in order, written back to back or not; the
+            runs of characters outside PIN's alphabet between them (digits, ``/``)
+            are kept as ``str`` items.  ParseError (with ``.position``) where a
+            token character starts no token."""
+
     else:
         # Builtins (compiled core) are not descriptors: stored bare, they are called with
         # no binding step; the twin's plain functions need staticmethod.
         parse = as_static(core.parse_pin)
         safe_parse = as_static(core.safe_parse_pin)
         is_valid = as_static(core.is_valid_pin)
+        scan = as_static(core.scan_pin)
+        tokenize = as_static(core.tokenize_pin)
 
     @staticmethod
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
@@ -229,6 +265,29 @@ class Pin:
     def __repr__(self) -> str:
         return f"Pin({self._token!r})"
 
+    # -- engine-friendly output: the token's ASCII bytes, no str made -----------------
+    def append_to(self, buf: bytearray) -> None:
+        """Append the token's bytes to ``buf`` (like pin.go's AppendTo)."""
+        append_token(self._ascii, buf)
+
+    def write_into(self, buf: bytearray | memoryview, offset: int) -> int:
+        """Write the token's bytes into ``buf`` at ``offset``; the offset after them.
+        IndexError when they do not fit (``buf`` never grows)."""
+        return write_token(self._ascii, buf, offset)
+
+    # -- order: by code, which is FEEN's canonical order of hand items ----------------
+    def __lt__(self, other: object) -> bool:
+        return self.code < other.code if type(other) is Pin else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self.code <= other.code if type(other) is Pin else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self.code > other.code if type(other) is Pin else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self.code >= other.code if type(other) is Pin else NotImplemented
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (Pin.from_code, (self.code,))
 
@@ -256,6 +315,7 @@ def _build() -> tuple[Pin | None, ...]:
             ("letter", chr((97 if second else 65) + (code >> 5))),
             ("code", code),
             ("_token", token),
+            ("_ascii", token.encode("ascii")),
         ):
             object.__setattr__(pin, name, value)
         table[code] = pin

@@ -1,0 +1,28 @@
+"""Scanning FEEN-like placements from Python beside a pure-Python regex tokenizer, in one
+run (pytest-benchmark).  Goal (issue 4): Epin.tokenize >= 10x faster.
+
+    python -m pytest benchmarks/test_bench_scan.py --benchmark-group-by=group
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sashite_epin import Epin
+from sashite_epin._bench import regex_tokenizer
+from sashite_epin._corpora import PLACEMENTS
+
+pytest.importorskip("pytest_benchmark")
+
+REGEX = regex_tokenizer()
+
+
+def test_tokenize_placements(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "FEEN placements -> items"
+    assert [Epin.tokenize(s) for s in PLACEMENTS] == [REGEX(s) for s in PLACEMENTS]
+    benchmark(lambda: [Epin.tokenize(s) for s in PLACEMENTS])
+
+
+def test_regex_baseline(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "FEEN placements -> items"
+    benchmark(lambda: [REGEX(s) for s in PLACEMENTS])

@@ -1,0 +1,119 @@
+# cython: language_level=3
+"""A third party's module: cimports the installed sashite_epin's C-level API (the test
+suite compiles it in a temporary folder, against the installed package only)."""
+
+from libc.stdlib cimport free, malloc
+from libc.time cimport clock, CLOCKS_PER_SEC
+from sashite_epin._core_c cimport (CODE_LIMIT, R_TERMINAL_MARKER, code_abbr, code_record,
+                                   code_derived, code_is_valid, format_token, scan_prefix,
+                                   scan_token, scan_tables, scan_with, ScanTables)
+
+
+def whole(bytes token, bint epin):
+    cdef const unsigned char* p = token
+    cdef Py_ssize_t n = len(token)
+    cdef int code
+    with nogil:
+        code = scan_token(p, n, epin)
+    return code
+
+
+def split(bytes text, bint epin):
+    """Greedy scan of back-to-back tokens: [(code, used), ...] until a failure
+    (its (-reason, 0) is the last item)."""
+    cdef const unsigned char* p = text
+    cdef Py_ssize_t n = len(text), pos = 0, used
+    cdef int code
+    out = []
+    while pos < n:
+        with nogil:
+            code = scan_prefix(p + pos, n - pos, epin, &used)
+        out.append((code, used))
+        if code < 0:
+            break
+        pos += used
+    return out
+
+
+def formatted(int code):
+    cdef char buf[4]
+    cdef int n = format_token(code, buf)
+    return None if n < 0 else buf[:n]
+
+
+def record(int code):
+    cdef unsigned char r[5]
+    if not code_is_valid(code):
+        return None
+    code_record(code, r)
+    return bytes(r[:5]), chr(code_abbr(code)), code_derived(code)
+
+
+def constants():
+    return CODE_LIMIT, R_TERMINAL_MARKER
+
+
+def scan_speed(bytes text, int rounds):
+    """ns per token of scan_prefix over back-to-back tokens (the C-level figure)."""
+    cdef const unsigned char* p = text
+    cdef Py_ssize_t n = len(text), pos, used, tokens = 0
+    cdef long checksum = 0
+    cdef int r
+    cdef double start
+    with nogil:
+        start = clock()
+        for r in range(rounds):
+            pos = 0
+            while pos < n:
+                checksum += scan_prefix(p + pos, n - pos, True, &used)
+                pos += used if used else 1
+                tokens += 1
+        start = (clock() - start) / CLOCKS_PER_SEC
+    return start * 1e9 / tokens, checksum
+
+
+def scan_speed_inline(bytes text, int rounds):
+    """scan_speed with scan_with inlined into this loop."""
+    cdef const unsigned char* p = text
+    cdef const ScanTables* t = scan_tables()
+    cdef Py_ssize_t n = len(text), pos, used, tokens = 0
+    cdef long checksum = 0
+    cdef int r
+    cdef double start
+    with nogil:
+        start = clock()
+        for r in range(rounds):
+            pos = 0
+            while pos < n:
+                checksum += scan_with(t, p + pos, n - pos, True, &used)
+                pos += used if used else 1
+                tokens += 1
+        start = (clock() - start) / CLOCKS_PER_SEC
+    return start * 1e9 / tokens, checksum
+
+
+def scan_speed_independent(bytes text, int rounds):
+    """ns per scan_with call when the token starts are known (no call waits on the
+    previous one's length): the cost of scanning one token."""
+    cdef const unsigned char* p = text
+    cdef const ScanTables* t = scan_tables()
+    cdef Py_ssize_t n = len(text), pos = 0, used, count = 0, i
+    cdef Py_ssize_t* starts = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * (n + 1))
+    cdef long checksum = 0
+    cdef int r
+    cdef double start
+    if starts == NULL:
+        raise MemoryError()
+    while pos < n:
+        starts[count] = pos
+        scan_with(t, p + pos, n - pos, True, &used)
+        pos += used if used else 1
+        count += 1
+    with nogil:
+        start = clock()
+        for r in range(rounds):
+            for i in range(count):
+                checksum += scan_with(t, p + starts[i], n - starts[i], True, &used) + used
+        start = (clock() - start) / CLOCKS_PER_SEC
+    free(starts)
+    return start * 1e9 / (count * rounds), checksum

@@ -1,0 +1,98 @@
+"""The C-level API works for a third party: a Cython module outside the package
+cimports the installed ``sashite_epin/_core_c.pxd``, is compiled here, and must agree
+with the Python-level core on every token and on scanning back-to-back text."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from conftest import CORES, EPIN_RE, PIN_RE, TRICKY, implementation_expected
+from sashite_epin._corpora import EPIN_TOKENS
+
+HERE = Path(__file__).parent / "downstream"
+
+pytestmark = pytest.mark.skipif(
+    implementation_expected() == "python", reason="the C-level API needs the compiled core"
+)
+
+BUILD = """
+from setuptools import Extension, setup
+from Cython.Build import cythonize
+setup(ext_modules=cythonize([Extension("engine_probe", ["engine_probe.pyx"])], quiet=True),
+      script_args=["build_ext", "--inplace"])
+"""
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    folder = tmp_path_factory.mktemp("downstream")
+    shutil.copy(HERE / "engine_probe.pyx", folder)
+    # Run from the temporary folder: Cython finds the .pxd in the installed package
+    # (sys.path), never in this source tree.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", BUILD], cwd=folder, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    built = next(folder.glob("engine_probe*.so"), None) or next(folder.glob("engine_probe*.pyd"))
+    spec = importlib.util.spec_from_file_location("engine_probe", built)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compiled() -> ModuleType:
+    assert CORES[0].IMPLEMENTATION == "cython"
+    return CORES[0]
+
+
+def test_whole_tokens_agree_with_the_core(probe: ModuleType) -> None:
+    core = compiled()
+    for token in EPIN_TOKENS:
+        assert probe.whole(token.encode(), True) == core.epin_code(token)
+    strings = [a + b + c for a in TRICKY for b in TRICKY for c in TRICKY if (a + b + c).isascii()]
+    for s in strings:
+        for epin, regex in ((True, EPIN_RE), (False, PIN_RE)):
+            code = probe.whole(s.encode(), epin)
+            assert (code >= 0) == bool(regex.fullmatch(s)), s
+            if code < 0:
+                with pytest.raises(ValueError) as caught:
+                    (core.epin_code if epin else core.pin_code)(s)
+                assert caught.value.reason == core.reason_text(-code, "EPIN" if epin else "PIN")
+
+
+def test_scanning_back_to_back_agrees_with_tokenize(probe: ModuleType) -> None:
+    core = compiled()
+    text = "-rnbqk^bn-r+p+p+p+PK^'p'-B+b^"
+    pairs = probe.split(text.encode(), True)
+    items = core.tokenize_epin(text)
+    assert [code for code, _ in pairs] == [e.code for e in items]
+    assert sum(used for _, used in pairs) == len(text)
+    assert probe.split(b"K^^", True) == [(core.epin_code("K^"), 2), (-probe.constants()[1], 0)]
+    assert probe.split(b"K'", False)[0] == (core.pin_code("K"), 1)  # PIN stops before "'"
+
+
+def test_format_and_records(probe: ModuleType) -> None:
+    core = compiled()
+    limit, _ = probe.constants()
+    assert limit == 832
+    for code in range(1024):
+        token = probe.formatted(code)
+        if token is None:
+            with pytest.raises(ValueError):
+                core.format_code(code)
+            assert probe.record(code) is None
+            continue
+        assert token.decode() == core.format_code(code)
+        record, abbr, derived = probe.record(code)
+        parsed = core.parse_many([token.decode()], True)
+        assert record == bytes(memoryview(parsed))
+        assert abbr == token.decode().lstrip("+-")[0].upper() and derived == token.endswith(b"'")
