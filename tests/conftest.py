@@ -26,8 +26,25 @@ EPIN_RE = re.compile(r"[-+]?[A-Za-z]\^?'?")
 
 # Every character a sloppy parser gets wrong: markers, both cases, a digit, whitespace
 # and line breaks, NUL, a non-ASCII letter, a combining mark, a zero-width space.
-TRICKY = ("+", "-", "^", "'", "K", "k", "Z", "a", "1", " ", "\n", "\r", "\t", "\x00",
-          "\u00c9", "\u0301", "\u200b")
+TRICKY = (
+    "+",
+    "-",
+    "^",
+    "'",
+    "K",
+    "k",
+    "Z",
+    "a",
+    "1",
+    " ",
+    "\n",
+    "\r",
+    "\t",
+    "\x00",
+    "\u00c9",
+    "\u0301",
+    "\u200b",
+)
 
 
 def implementation_expected() -> str:

@@ -56,10 +56,18 @@ def test_constructor_returns_the_interned_object() -> None:
 @pytest.mark.parametrize(
     ("args", "error"),
     [
-        (("k",), ValueError), (("KK",), ValueError), (("",), ValueError), (("\u212a",), ValueError),
-        (("É",), ValueError), ((75,), TypeError), ((b"K",), TypeError),
-        (("K", "third"), ValueError), (("K", "FIRST"), ValueError), (("K", 0), TypeError),
-        (("K", Side.FIRST, "boosted"), ValueError), (("K", Side.FIRST, None), TypeError),
+        (("k",), ValueError),
+        (("KK",), ValueError),
+        (("",), ValueError),
+        (("\u212a",), ValueError),
+        (("É",), ValueError),
+        ((75,), TypeError),
+        ((b"K",), TypeError),
+        (("K", "third"), ValueError),
+        (("K", "FIRST"), ValueError),
+        (("K", 0), TypeError),
+        (("K", Side.FIRST, "boosted"), ValueError),
+        (("K", Side.FIRST, None), TypeError),
         (("K", Side.FIRST, State.NORMAL, 1), TypeError),
         (("K", Side.FIRST, State.NORMAL, None), TypeError),
     ],
@@ -141,8 +149,14 @@ def test_equality_is_by_value_and_never_across_types() -> None:
 
 def test_objects_are_immutable() -> None:
     p, e = Pin.parse("K"), Epin.parse("K'")
-    for obj, name in ((p, "abbr"), (p, "code"), (p, "_token"), (e, "pin"), (e, "is_derived"),
-                      (p, "new_attribute")):
+    for obj, name in (
+        (p, "abbr"),
+        (p, "code"),
+        (p, "_token"),
+        (e, "pin"),
+        (e, "is_derived"),
+        (p, "new_attribute"),
+    ):
         with pytest.raises(AttributeError):
             setattr(obj, name, None)
         with pytest.raises(AttributeError):

@@ -11,8 +11,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from sashite_epin._corpora import realistic, uniform, with_invalid
 from sashite_epin import Epin, ParseError, Pin
+from sashite_epin._corpora import realistic, uniform, with_invalid
 
 UNIFORM = uniform(5000)
 REALISTIC = realistic(5000)
@@ -40,9 +40,7 @@ def as_bytes(tokens: list[str]) -> object:
 def as_messy_bytes(tokens: list[str]) -> object:
     # Runs of every separator bytes.split() knows, leading and trailing too.
     seps = [b" ", b"\n", b"\r\n", b"\t\t", b" \x0b\x0c "]
-    body = b"".join(
-        t.encode("utf-8") + seps[i % len(seps)] for i, t in enumerate(tokens)
-    )
+    body = b"".join(t.encode("utf-8") + seps[i % len(seps)] for i, t in enumerate(tokens))
     return b" \n\t" + body
 
 
@@ -68,8 +66,16 @@ def as_strided_numpy_u(tokens: list[str]) -> object:
 
 
 KINDS: list[Callable[[list[str]], object]] = [
-    as_list, as_tuple, as_iterator, as_bytes, as_messy_bytes, as_bytearray, as_memoryview,
-    as_numpy_s, as_numpy_u, as_strided_numpy_u,
+    as_list,
+    as_tuple,
+    as_iterator,
+    as_bytes,
+    as_messy_bytes,
+    as_bytearray,
+    as_memoryview,
+    as_numpy_s,
+    as_numpy_u,
+    as_strided_numpy_u,
 ]
 BYTES_KINDS = {as_bytes, as_messy_bytes, as_bytearray, as_memoryview}
 NUMPY_KINDS = {as_numpy_s, as_numpy_u, as_strided_numpy_u}
@@ -92,8 +98,9 @@ def per_token(core: ModuleType, tokens: list[str], epin: bool = True) -> list[ob
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("corpus", [UNIFORM, REALISTIC], ids=["uniform", "realistic"])
-def test_bulk_equals_the_per_token_api(core: ModuleType, kind: Callable[..., object],
-                                       corpus: list[str]) -> None:
+def test_bulk_equals_the_per_token_api(
+    core: ModuleType, kind: Callable[..., object], corpus: list[str]
+) -> None:
     result = core.parse_many(kind(corpus), True)
     assert len(result) == len(corpus)
     assert list(result) == per_token(core, corpus)
@@ -103,8 +110,9 @@ def test_bulk_equals_the_per_token_api(core: ModuleType, kind: Callable[..., obj
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
-def test_mark_mode_reports_every_invalid_index(core: ModuleType,
-                                               kind: Callable[..., object]) -> None:
+def test_mark_mode_reports_every_invalid_index(
+    core: ModuleType, kind: Callable[..., object]
+) -> None:
     tokens = MIXED_BYTES_SAFE if kind in BYTES_KINDS else MIXED
     if kind in NUMPY_KINDS:  # NUL padding cannot hold a trailing NUL (numpy strips it too)
         tokens = [t for t in tokens if not t.endswith("\x00")]
@@ -198,7 +206,11 @@ def test_the_compiled_result_exports_the_buffer_protocol(core: ModuleType) -> No
         pytest.skip("the twin offers __array__ (no Python-level buffer protocol on 3.11)")
     view = memoryview(core.parse_many(["K", "q^"], True))
     assert (view.format, view.itemsize, view.shape, view.readonly) == (
-        "T{B:letter:B:side:B:state:B:terminal:B:derived:}", 5, (2,), True)
+        "T{B:letter:B:side:B:state:B:terminal:B:derived:}",
+        5,
+        (2,),
+        True,
+    )
     assert view.tobytes() == bytes([75, 0, 0, 0, 0, 81, 1, 0, 1, 0])
 
 
@@ -249,8 +261,9 @@ def test_pickle_round_trips_and_forged_records_are_rejected(core: ModuleType) ->
     ],
     ids=repr,
 )
-def test_bad_input_is_a_clear_error(core: ModuleType, tokens: object, error: type[Exception],
-                                    match: str) -> None:
+def test_bad_input_is_a_clear_error(
+    core: ModuleType, tokens: object, error: type[Exception], match: str
+) -> None:
     with pytest.raises(error, match=match):
         core.parse_many(tokens, True)
 

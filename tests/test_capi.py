@@ -13,8 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
 from conftest import CORES, EPIN_RE, PIN_RE, TRICKY, implementation_expected
+
 from sashite_epin._corpora import EPIN_TOKENS
 
 HERE = Path(__file__).parent / "downstream"
@@ -38,8 +38,9 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     # Run from the temporary folder: Cython finds the .pxd in the installed package
     # (sys.path), never in this source tree.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", BUILD], cwd=folder, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD], cwd=folder, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     built = next(folder.glob("engine_probe*.so"), None) or next(folder.glob("engine_probe*.pyd"))
     spec = importlib.util.spec_from_file_location("engine_probe", built)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sashite_epin", *args], input=stdin,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "sashite_epin", *args], input=stdin, capture_output=True, text=True
+    )
 
 
 def test_no_arguments_runs_the_demo() -> None:
@@ -26,8 +27,15 @@ def test_parse_prints_one_line_per_token() -> None:
     done = cli("parse", "+r^'", "K")
     assert done.returncode == 0
     lines = done.stdout.splitlines()
-    assert lines[0].split() == ["+r^'", "abbr=R", "side=second", "state=enhanced",
-                                "terminal=true", "derived=true", "code=567"]
+    assert lines[0].split() == [
+        "+r^'",
+        "abbr=R",
+        "side=second",
+        "state=enhanced",
+        "terminal=true",
+        "derived=true",
+        "code=567",
+    ]
     assert lines[1].startswith("K ")
 
 
@@ -35,8 +43,14 @@ def test_parse_json_and_pin_grammar() -> None:
     done = cli("parse", "--json", "--pin", "--", "-k^", "K'")
     assert done.returncode == 1
     first, second = map(json.loads, done.stdout.splitlines())
-    assert first == {"token": "-k^", "abbr": "K", "side": "second", "state": "diminished",
-                     "terminal": True, "code": 338}
+    assert first == {
+        "token": "-k^",
+        "abbr": "K",
+        "side": "second",
+        "state": "diminished",
+        "terminal": True,
+        "code": 338,
+    }
     assert second == {"token": "K'", "error": "unexpected character"}
 
 
@@ -69,4 +83,6 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert done.returncode == 0, done.stderr
     assert "| list of str -> result | uniform |" in done.stdout
     assert "| joined bytes -> result | realistic |" in done.stdout
-    assert "[1/8] uniform: list of str -> result ..." in done.stderr
+    assert "| Epin.tokenize(placement) per string | FEEN |" in done.stdout
+    assert "[1/9] uniform: list of str -> result ..." in done.stderr
+    assert "[9/9] FEEN placements: tokenize ..." in done.stderr

@@ -11,13 +11,13 @@ import sys
 from types import ModuleType
 
 import pytest
-
 from conftest import CORES, EPIN_RE, PIN_RE, TRICKY
+
 from sashite_epin import ParseError
 from sashite_epin._layout import all_codes
 
 LETTERS = [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
-PIN_TOKENS = [p + l + t for p in ("", "+", "-") for l in LETTERS for t in ("", "^")]
+PIN_TOKENS = [p + c + t for p in ("", "+", "-") for c in LETTERS for t in ("", "^")]
 EPIN_TOKENS = [t + d for t in PIN_TOKENS for d in ("", "'")]
 
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import implementation_expected
 
 import sashite_epin
-from conftest import implementation_expected
 
 
 def run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -28,8 +28,9 @@ def test_the_expected_core_is_active() -> None:
 
 
 def test_pure_python_switch_forces_the_twin() -> None:
-    done = run("import sashite_epin; print(sashite_epin.IMPLEMENTATION)",
-               SASHITE_EPIN_PURE_PYTHON="1")
+    done = run(
+        "import sashite_epin; print(sashite_epin.IMPLEMENTATION)", SASHITE_EPIN_PURE_PYTHON="1"
+    )
     assert done.stdout.strip() == "python", done.stderr
 
 

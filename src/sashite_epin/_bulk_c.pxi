@@ -62,8 +62,9 @@ cdef void build_bulk_tables() noexcept nogil:
         absent_fill[b] = absent_tail(b) if 1 <= b <= 4 else 7
     memset(record_of, 0, sizeof(record_of))
     for code in range(CODE_LIMIT):
-        token_length[code] = format_token(code, <char*>token_bytes[code]) if code_is_valid(code) else 0
+        token_length[code] = 0
         if code_is_valid(code):
+            token_length[code] = format_token(code, <char*>token_bytes[code])
             code_record(code, record_of[code])
     build_keys()
 
@@ -282,7 +283,8 @@ cdef class TokenArray:
 
     def to_bytes(self, sep=b"\n"):
         """The tokens joined by ``sep`` (bytes): what parse_many read, for single separators."""
-        cdef const unsigned char[::1] separator = memoryview(sep).cast("B") if not isinstance(sep, bytes) else sep
+        cdef const unsigned char[::1] separator = (
+            sep if isinstance(sep, bytes) else memoryview(sep).cast("B"))
         cdef Py_ssize_t sep_len = separator.shape[0], total = 0, i
         cdef int code
         cdef char* out
@@ -331,7 +333,8 @@ cdef class TokenArray:
             return NotImplemented
         cdef TokenArray that = other
         return (self.epin == that.epin and self.count == that.count
-                and (<bytes>self.records[:5 * self.count]) == (<bytes>that.records[:5 * that.count]))
+                and (<bytes>self.records[:5 * self.count])
+                == (<bytes>that.records[:5 * that.count]))
 
     __hash__ = None
 
@@ -499,7 +502,8 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
         PyBuffer_Release(&view)
 
 
-cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size, Py_ssize_t b) noexcept nogil:
+cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size,
+                                Py_ssize_t b) noexcept nogil:
     """Separator mask of the 64 bytes from b (past the end: separators)."""
     return sep_mask64(p + b) if size - b >= 64 else sep_mask_tail(p + b, <int>(size - b))
 
@@ -555,7 +559,8 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
                 code = scan_token(p + s, n, epin)
                 if code < 0:
                     if not mark:
-                        failure.index, failure.start, failure.length, failure.reason = k, s, n, -code
+                        failure.index, failure.start = k, s
+                        failure.length, failure.reason = n, -code
                         return 1
                     memset(out + 5 * k, 0, 8)
                     k += 1
@@ -662,4 +667,3 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     finally:
         free(marked.items)
     return result
-

@@ -10,7 +10,7 @@ from __future__ import annotations
 import operator
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 # _core_py imports this module at its end, once _scan and the tables exist.
@@ -22,8 +22,9 @@ _UCS4 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 
 
 def record_of(code: int) -> bytes:
-    return bytes((65 + (code >> 5), (code >> 4) & 1, 2 - ((code >> 2) & 3), (code >> 1) & 1,
-                  code & 1))
+    return bytes(
+        (65 + (code >> 5), (code >> 4) & 1, 2 - ((code >> 2) & 3), (code >> 1) & 1, code & 1)
+    )
 
 
 def code_of_record(r: bytes) -> int:
@@ -39,11 +40,13 @@ _ZERO = bytes(RECORD_SIZE)
 class TokenArray:
     """The result of ``parse_many``: one 5-byte record per token (see the compiled one)."""
 
-    __slots__ = ("_records", "_epin", "_invalid", "_objects", "_tokens")
+    __slots__ = ("_epin", "_invalid", "_objects", "_records", "_tokens")
 
     _records: bytes
     _epin: bool
     _invalid: array[int]
+    _objects: Sequence[Any]
+    _tokens: Callable[[int], str]
 
     @classmethod
     def _make(cls, epin: bool, records: bytes, invalid: Sequence[int]) -> TokenArray:
@@ -98,8 +101,9 @@ class TokenArray:
     def sorted(self) -> TokenArray:
         self._check_complete()
         order = sorted(range(len(self)), key=self._code)
-        return TokenArray._make(self._epin, b"".join(self._records[5 * i : 5 * i + 5]
-                                                     for i in order), [])
+        return TokenArray._make(
+            self._epin, b"".join(self._records[5 * i : 5 * i + 5] for i in order), []
+        )
 
     def to_bytes(self, sep: bytes = b"\n") -> bytes:
         self._check_complete()
@@ -175,8 +179,10 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
     collector = _Collector(epin, errors == "mark")
     if isinstance(tokens, str):
-        raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
-                        "or a numpy array), not one str")
+        raise TypeError(
+            "parse_many takes many tokens (a list of str, a bytes-like object "
+            "or a numpy array), not one str"
+        )
     if not isinstance(tokens, (list, tuple)):
         try:
             view = memoryview(tokens)  # type: ignore[arg-type]
@@ -189,8 +195,11 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         try:
             tokens = list(tokens)  # type: ignore[call-overload]
         except TypeError:
-            raise TypeError("parse_many takes a list of str, a bytes-like object or a numpy "
-                            f"array, not {type(tokens).__name__}") from None
+            raise TypeError(
+                "parse_many takes a list of str, a bytes-like object or a numpy "
+                f"array, not {type(tokens).__name__}"
+            ) from None
+    item: object
     for i, item in enumerate(tokens):  # type: ignore[arg-type]
         if not isinstance(item, str):
             raise TypeError(f"item {i} is {type(item).__name__}, not str")
@@ -217,11 +226,14 @@ def _parse_buffer(view: memoryview, collector: _Collector) -> None:
                 collector.add(k, token, token.decode("latin-1"))
         return
     if view.itemsize != 1 or fmt.lstrip("@=<>!") not in ("B", "b", "c"):
-        raise TypeError("parse_many reads bytes, or numpy arrays of dtype S or U; "
-                        f"not a buffer of format {fmt!r}")
+        raise TypeError(
+            "parse_many reads bytes, or numpy arrays of dtype S or U; "
+            f"not a buffer of format {fmt!r}"
+        )
     if not view.c_contiguous:
-        raise ValueError("parse_many needs a contiguous bytes buffer "
-                         "(copy it first, e.g. bytes(view))")
+        raise ValueError(
+            "parse_many needs a contiguous bytes buffer (copy it first, e.g. bytes(view))"
+        )
     # bytes.split() splits on exactly the compiled core's separators: b" \t\n\v\f\r".
     for k, token in enumerate(view.tobytes().split()):
         collector.add(k, token, token.decode("latin-1"))

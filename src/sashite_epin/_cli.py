@@ -3,7 +3,8 @@
 With no arguments it shows a demo on built-in tokens.  ``parse TOKEN...`` prints each
 token's attributes (``--json`` for JSON lines); ``validate FILE`` (``-`` for stdin)
 checks one token per line and reports every invalid one; both exit 1 on any invalid
-token.  ``bench`` times the bulk paths against pure-Python baselines.  ``--pin`` switches both to the PIN grammar.
+token.  ``bench`` times the bulk paths against pure-Python baselines.  ``--pin``
+switches both to the PIN grammar.
 """
 
 from __future__ import annotations
@@ -18,9 +19,28 @@ from . import IMPLEMENTATION, Epin, ParseError, Pin, __version__
 
 DEMO_TOKENS = (
     # chess, shōgi, xiangqi, makruk, and a cross-style match (native vs derived)
-    "K^", "k^", "Q", "+P", "-p", "+r", "G", "s'", "C^'", "-R", "n'",
+    "K^",
+    "k^",
+    "Q",
+    "+P",
+    "-p",
+    "+r",
+    "G",
+    "s'",
+    "C^'",
+    "-R",
+    "n'",
     # invalid on purpose: the spec's own examples
-    "", "K''", "^K", "K'^", "++K", "K^^", "1", "K ", "K\n", "\u212a",
+    "",
+    "K''",
+    "^K",
+    "K'^",
+    "++K",
+    "K^^",
+    "1",
+    "K ",
+    "K\n",
+    "\u212a",
 )
 
 
@@ -121,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return parse_tokens(args.tokens, args.pin, args.json, out)
     if args.command == "validate":
         if args.file == "-":
-            stream = open(  # noqa: SIM115 - stdin as text with undecodable bytes kept
+            stream = open(
                 sys.stdin.fileno(), encoding="utf-8", errors="surrogateescape", closefd=False
             )
             return validate(stream, args.pin, out)

@@ -22,9 +22,7 @@ if _choice not in ("", "cython", "python"):
 
 if TYPE_CHECKING:
     from . import _core_py as core
-elif _choice == "python" or (
-    _choice == "" and platform.python_implementation() != "CPython"
-):
+elif _choice == "python" or (_choice == "" and platform.python_implementation() != "CPython"):
     from . import _core_py as core
 else:
     try:

@@ -164,5 +164,12 @@ def format_code(code: int) -> str:
 from ._bulk_py import TokenArray, parse_many, rebuild_token_array  # noqa: E402
 from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_pin  # noqa: E402
 
-__all__ = ["TokenArray", "parse_many", "rebuild_token_array", "scan_epin", "scan_pin",
-           "tokenize_epin", "tokenize_pin"]
+__all__ = [
+    "TokenArray",
+    "parse_many",
+    "rebuild_token_array",
+    "scan_epin",
+    "scan_pin",
+    "tokenize_epin",
+    "tokenize_pin",
+]

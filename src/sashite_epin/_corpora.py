@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 LETTERS = [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
-EPIN_TOKENS = [p + l + t + d for p in ("", "+", "-") for l in LETTERS for t in ("", "^")
-               for d in ("", "'")]
+EPIN_TOKENS = [
+    p + c + t + d for p in ("", "+", "-") for c in LETTERS for t in ("", "^") for d in ("", "'")
+]
 
 
 def uniform(count: int, seed: int = 1) -> list[str]:
@@ -40,8 +41,24 @@ def realistic(count: int, seed: int = 2) -> list[str]:
 def with_invalid(count: int, seed: int = 3) -> list[str]:
     """Valid tokens with every fifth or so replaced by a near miss."""
     rng = random.Random(seed)
-    misses = ["", "KK", "K+", "^K", "++K", "K^^", "K''", "K'^", "1", "K ", " K", "K\n",
-              "\u212a", "K\u0301", "+K^'X", "k\x00"]
+    misses = [
+        "",
+        "KK",
+        "K+",
+        "^K",
+        "++K",
+        "K^^",
+        "K''",
+        "K'^",
+        "1",
+        "K ",
+        " K",
+        "K\n",
+        "\u212a",
+        "K\u0301",
+        "+K^'X",
+        "k\x00",
+    ]
     return [rng.choice(misses) if rng.random() < 0.2 else t for t in uniform(count, seed)]
 
 

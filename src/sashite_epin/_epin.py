@@ -23,7 +23,7 @@ from ._pin import (
 class Epin:
     """An EPIN token: a PIN token and whether the piece's style is derived (EPIN 1.0.0)."""
 
-    __slots__ = ("pin", "is_derived", "code", "_token", "_ascii")
+    __slots__ = ("_ascii", "_token", "code", "is_derived", "pin")
 
     pin: Pin
     is_derived: bool
@@ -75,7 +75,7 @@ class Epin:
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
         """Parse many EPIN tokens at once; inputs, result and ``errors`` as for
         ``Pin.parse_many``."""
-        return core.parse_many(tokens, True, errors)  # type: ignore[no-any-return]
+        return core.parse_many(tokens, True, errors)
 
     @staticmethod
     def from_code(code: int) -> Epin:
@@ -145,7 +145,7 @@ class Epin:
     __delattr__ = _immutable
 
 
-def _build() -> tuple[Epin | None, ...]:
+def _build() -> tuple[Any, ...]:  # Epin at every code, None between
     table: list[Epin | None] = [None] * CODE_LIMIT
     for code in all_codes(derived=True):
         epin = object.__new__(Epin)

@@ -80,5 +80,4 @@ class ParseError(ValueError):
         self.position = position
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.token, self.reason, self.notation, self.index,
-                             self.position))
+        return (type(self), (self.token, self.reason, self.notation, self.index, self.position))

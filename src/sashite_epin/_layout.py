@@ -49,11 +49,7 @@ RECORD_FIELDS: Final = ("letter", "side", "state", "terminal", "derived")
 def compose(index: int, second: int, rank: int, terminal: int, derived: int) -> int:
     """Pack attribute numbers (already validated) into a code."""
     return (
-        (index << LETTER_SHIFT)
-        | (second << 4)
-        | (rank << RANK_SHIFT)
-        | (terminal << 1)
-        | derived
+        (index << LETTER_SHIFT) | (second << 4) | (rank << RANK_SHIFT) | (terminal << 1) | derived
     )
 
 

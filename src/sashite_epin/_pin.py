@@ -22,8 +22,11 @@ from ._layout import (
     all_codes,
 )
 
-_RANK_OF: Final = {State.DIMINISHED: RANK_DIMINISHED, State.ENHANCED: RANK_ENHANCED,
-                   State.NORMAL: RANK_NORMAL}
+_RANK_OF: Final = {
+    State.DIMINISHED: RANK_DIMINISHED,
+    State.ENHANCED: RANK_ENHANCED,
+    State.NORMAL: RANK_NORMAL,
+}
 _STATE_OF: Final = {rank: state for state, rank in _RANK_OF.items()}
 _PREFIX: Final = {RANK_DIMINISHED: "-", RANK_ENHANCED: "+", RANK_NORMAL: ""}
 
@@ -89,7 +92,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
     """A code as an int that names an entry of ``table``; TypeError / ValueError."""
     if isinstance(code, bool):
         raise TypeError(f"{what} code must be an int, not bool")
-    value = operator.index(code)  # TypeError for non-integers
+    value = operator.index(code)  # type: ignore[arg-type]  # TypeError if not integral
     if not 0 <= value < CODE_LIMIT or table[value] is None:
         raise ValueError(f"no {what} has code {value!r}")
     return value
@@ -99,7 +102,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
 class Pin:
     """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
 
-    __slots__ = ("abbr", "side", "state", "is_terminal", "letter", "code", "_token", "_ascii")
+    __slots__ = ("_ascii", "_token", "abbr", "code", "is_terminal", "letter", "side", "state")
 
     abbr: str
     side: Side
@@ -173,7 +176,7 @@ class Pin:
         ``errors="mark"``: invalid entries are kept as zero records (``None`` when
         indexed) and their indices are in ``result.invalid``.
         """
-        return core.parse_many(tokens, False, errors)  # type: ignore[no-any-return]
+        return core.parse_many(tokens, False, errors)
 
     @staticmethod
     def from_code(code: int) -> Pin:
@@ -301,7 +304,7 @@ class Pin:
     __delattr__ = _immutable
 
 
-def _build() -> tuple[Pin | None, ...]:
+def _build() -> tuple[Any, ...]:  # Pin at every code, None between
     table: list[Pin | None] = [None] * CODE_LIMIT
     for code in all_codes(derived=False):
         pin = object.__new__(Pin)

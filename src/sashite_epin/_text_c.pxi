@@ -47,7 +47,9 @@ cdef str checked_text(object s, bint epin):
 cdef int fail_at(str s, const unsigned char* p, Py_ssize_t pos, int reason, bint epin) except -1:
     """ParseError for no token at pos, naming what was tried: the letter slot's prefix."""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
-    cdef Py_ssize_t end = pos + (2 if byte_class[p[pos]] in (K_PLUS, K_MINUS) else 1) if pos < n else n
+    cdef Py_ssize_t end = n
+    if pos < n:
+        end = pos + (2 if byte_class[p[pos]] in (K_PLUS, K_MINUS) else 1)
     raise ParseError(s[pos:min(end, n)], reason_text(reason, notation_of(epin)),
                      notation_of(epin), None, pos)
 

@@ -29,15 +29,15 @@ def scan_prefix(s: str, pos: int, epin: bool) -> tuple[int, int]:
     if pos >= len(s):
         return -EMPTY, 0
     for length in range(min(len(s) - pos, 4 if epin else 3), 0, -1):
-        code = core._scan(s[pos:pos + length], epin)
+        code = core._scan(s[pos : pos + length], epin)
         if code >= 0:
             return code, length
     slot = 2 if s[pos] in "+-" else 1  # the letter slot decides the reason
-    return core._scan(s[pos:pos + slot], epin), 0
+    return core._scan(s[pos : pos + slot], epin), 0
 
 
 def _fail(s: str, pos: int, reason: int, epin: bool) -> ParseError:
-    tried = s[pos:pos + (2 if s[pos:pos + 1] in ("+", "-") else 1)]
+    tried = s[pos : pos + (2 if s[pos : pos + 1] in ("+", "-") else 1)]
     return ParseError(tried, reason_text(reason, _notation(epin)), _notation(epin), None, pos)
 
 

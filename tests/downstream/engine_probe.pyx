@@ -58,11 +58,11 @@ def scan_speed(bytes text, int rounds):
     cdef const unsigned char* p = text
     cdef Py_ssize_t n = len(text), pos, used, tokens = 0
     cdef long checksum = 0
-    cdef int r
+    cdef int _round
     cdef double start
     with nogil:
         start = clock()
-        for r in range(rounds):
+        for _round in range(rounds):
             pos = 0
             while pos < n:
                 checksum += scan_prefix(p + pos, n - pos, True, &used)
@@ -78,11 +78,11 @@ def scan_speed_inline(bytes text, int rounds):
     cdef const ScanTables* t = scan_tables()
     cdef Py_ssize_t n = len(text), pos, used, tokens = 0
     cdef long checksum = 0
-    cdef int r
+    cdef int _round
     cdef double start
     with nogil:
         start = clock()
-        for r in range(rounds):
+        for _round in range(rounds):
             pos = 0
             while pos < n:
                 checksum += scan_with(t, p + pos, n - pos, True, &used)
@@ -100,7 +100,7 @@ def scan_speed_independent(bytes text, int rounds):
     cdef Py_ssize_t n = len(text), pos = 0, used, count = 0, i
     cdef Py_ssize_t* starts = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * (n + 1))
     cdef long checksum = 0
-    cdef int r
+    cdef int _round
     cdef double start
     if starts == NULL:
         raise MemoryError()
@@ -111,7 +111,7 @@ def scan_speed_independent(bytes text, int rounds):
         count += 1
     with nogil:
         start = clock()
-        for r in range(rounds):
+        for _round in range(rounds):
             for i in range(count):
                 checksum += scan_with(t, p + starts[i], n - starts[i], True, &used) + used
         start = (clock() - start) / CLOCKS_PER_SEC
