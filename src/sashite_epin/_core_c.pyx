@@ -176,21 +176,26 @@ cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
 
 cdef int scan_str(object s, bint epin) noexcept:
     """scan_token over a str: code points, never a subclass's methods."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), i
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
     cdef unsigned char buf[4]
-    cdef Py_UCS4 cp
-    cdef int kind
-    cdef void* data
     if PyUnicode_IS_COMPACT_ASCII(s):
         return scan_token(<const unsigned char*>PyUnicode_DATA(s), n, epin)
     if n > 4 or n == 0:
         return scan_token(NULL, n, epin)
-    kind = PyUnicode_KIND(s)
-    data = PyUnicode_DATA(s)
+    narrow(s, n, buf)
+    return scan_token(buf, n, epin)
+
+
+cdef void narrow(object s, Py_ssize_t n, unsigned char* out) noexcept:  # str or subclass
+    """The first n characters of a non-ASCII str as one byte each: ASCII as itself,
+    anything else as 0x80, a byte of class K_OTHER (no token holds it)."""
+    cdef int kind = PyUnicode_KIND(s)
+    cdef void* data = PyUnicode_DATA(s)
+    cdef Py_ssize_t i
+    cdef Py_UCS4 cp
     for i in range(n):
         cp = PyUnicode_READ(kind, data, i)
-        buf[i] = <unsigned char>cp if cp < 0x80 else 0x80  # 0x80 is of class K_OTHER
-    return scan_token(buf, n, epin)
+        out[i] = <unsigned char>cp if cp < 0x80 else 0x80
 
 
 cdef int format_token(int code, char* out) noexcept nogil:

@@ -7,20 +7,12 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from ._core import TokenArray, core
 from ._layout import CODE_LIMIT, DERIVED_BIT, all_codes
-from ._pin import (
-    _PINS,
-    Pin,
-    _immutable,
-    append_token,
-    as_static,
-    real_bool,
-    table_index,
-    write_token,
-)
+from ._pin import _PINS, Pin, as_static, real_bool, table_index
+from ._token import Token
 
 
 @final
-class Epin:
+class Epin(Token):
     """An EPIN token: a PIN token and whether the piece's style is derived (EPIN 1.0.0)."""
 
     __slots__ = ("_ascii", "_token", "code", "is_derived", "pin")
@@ -103,58 +95,23 @@ class Epin:
         return self.is_derived is other.is_derived
 
     # -- the object protocol ------------------------------------------------------------
-    def __str__(self) -> str:
-        return self._token
-
     def __repr__(self) -> str:
         return f"Epin({self._token!r})"
 
-    # -- engine-friendly output: the token's ASCII bytes, no str made -----------------
-    def append_to(self, buf: bytearray) -> None:
-        """Append the token's bytes to ``buf`` (like pin.go's AppendTo)."""
-        append_token(self._ascii, buf)
-
-    def write_into(self, buf: bytearray | memoryview, offset: int) -> int:
-        """Write the token's bytes into ``buf`` at ``offset``; the offset after them.
-        IndexError when they do not fit (``buf`` never grows)."""
-        return write_token(self._ascii, buf, offset)
-
-    # -- order: by code, which is FEEN's canonical order of hand items ----------------
-    def __lt__(self, other: object) -> bool:
-        return self.code < other.code if type(other) is Epin else NotImplemented
-
-    def __le__(self, other: object) -> bool:
-        return self.code <= other.code if type(other) is Epin else NotImplemented
-
-    def __gt__(self, other: object) -> bool:
-        return self.code > other.code if type(other) is Epin else NotImplemented
-
-    def __ge__(self, other: object) -> bool:
-        return self.code >= other.code if type(other) is Epin else NotImplemented
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (Epin.from_code, (self.code,))
-
-    def __copy__(self) -> Epin:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Epin:
-        return self
-
-    __setattr__ = _immutable
-    __delattr__ = _immutable
 
 
 def _build() -> tuple[Any, ...]:  # Epin at every code, None between
     table: list[Epin | None] = [None] * CODE_LIMIT
     for code in all_codes(derived=True):
-        epin = object.__new__(Epin)
+        epin, token = object.__new__(Epin), core.format_code(code)
         for name, value in (
             ("pin", _PINS[code & ~DERIVED_BIT]),
             ("is_derived", bool(code & DERIVED_BIT)),
             ("code", code),
-            ("_token", core.format_code(code)),
-            ("_ascii", core.format_code(code).encode("ascii")),
+            ("_token", token),
+            ("_ascii", token.encode("ascii")),
         ):
             object.__setattr__(epin, name, value)
         table[code] = epin

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import operator
 from types import BuiltinFunctionType
-from typing import TYPE_CHECKING, Any, Final, NoReturn, final
+from typing import TYPE_CHECKING, Any, Final, final
 
 from ._core import TokenArray, core
 from ._enums import Side, State
@@ -21,6 +21,7 @@ from ._layout import (
     TERMINAL_BIT,
     all_codes,
 )
+from ._token import Token
 
 _RANK_OF: Final = {
     State.DIMINISHED: RANK_DIMINISHED,
@@ -29,10 +30,6 @@ _RANK_OF: Final = {
 }
 _STATE_OF: Final = {rank: state for state, rank in _RANK_OF.items()}
 _PREFIX: Final = {RANK_DIMINISHED: "-", RANK_ENHANCED: "+", RANK_NORMAL: ""}
-
-
-def _immutable(self: object, *_: object) -> NoReturn:
-    raise AttributeError(f"{type(self).__name__} objects are immutable")
 
 
 def as_static(function: Any) -> Any:
@@ -61,27 +58,6 @@ def state_rank(state: object) -> int:
     return _RANK_OF[State(state)]
 
 
-def append_token(token: bytes, buf: bytearray) -> None:
-    if not isinstance(buf, bytearray):
-        raise TypeError(f"append_to needs a bytearray, not {type(buf).__name__}")
-    buf.extend(token)
-
-
-def write_token(token: bytes, buf: bytearray | memoryview, offset: int) -> int:
-    """Write token into buf at offset, in place; the offset after it.  Never grows
-    buf (a slice past its end would, for a bytearray): IndexError instead."""
-    if not isinstance(buf, (bytearray, memoryview)):
-        raise TypeError(f"write_into needs a bytearray or memoryview, not {type(buf).__name__}")
-    if isinstance(offset, bool):
-        raise TypeError("offset must be an int, not bool")
-    start = operator.index(offset)
-    end = start + len(token)
-    if not 0 <= start or end > len(buf):
-        raise IndexError(f"{len(token)} bytes at offset {start} do not fit in {len(buf)}")
-    buf[start:end] = token
-    return end
-
-
 def real_bool(value: object, name: str) -> bool:
     if type(value) is not bool:
         raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
@@ -99,7 +75,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
 
 
 @final
-class Pin:
+class Pin(Token):
     """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
 
     __slots__ = ("_ascii", "_token", "abbr", "code", "is_terminal", "letter", "side", "state")
@@ -262,46 +238,11 @@ class Pin:
         return self.is_terminal is other.is_terminal
 
     # -- the object protocol ----------------------------------------------------------
-    def __str__(self) -> str:
-        return self._token
-
     def __repr__(self) -> str:
         return f"Pin({self._token!r})"
 
-    # -- engine-friendly output: the token's ASCII bytes, no str made -----------------
-    def append_to(self, buf: bytearray) -> None:
-        """Append the token's bytes to ``buf`` (like pin.go's AppendTo)."""
-        append_token(self._ascii, buf)
-
-    def write_into(self, buf: bytearray | memoryview, offset: int) -> int:
-        """Write the token's bytes into ``buf`` at ``offset``; the offset after them.
-        IndexError when they do not fit (``buf`` never grows)."""
-        return write_token(self._ascii, buf, offset)
-
-    # -- order: by code, which is FEEN's canonical order of hand items ----------------
-    def __lt__(self, other: object) -> bool:
-        return self.code < other.code if type(other) is Pin else NotImplemented
-
-    def __le__(self, other: object) -> bool:
-        return self.code <= other.code if type(other) is Pin else NotImplemented
-
-    def __gt__(self, other: object) -> bool:
-        return self.code > other.code if type(other) is Pin else NotImplemented
-
-    def __ge__(self, other: object) -> bool:
-        return self.code >= other.code if type(other) is Pin else NotImplemented
-
     def __reduce__(self) -> tuple[Any, ...]:
         return (Pin.from_code, (self.code,))
-
-    def __copy__(self) -> Pin:
-        return self
-
-    def __deepcopy__(self, memo: object) -> Pin:
-        return self
-
-    __setattr__ = _immutable
-    __delattr__ = _immutable
 
 
 def _build() -> tuple[Any, ...]:  # Pin at every code, None between

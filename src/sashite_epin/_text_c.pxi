@@ -6,22 +6,13 @@ from cpython.unicode cimport PyUnicode_Substring
 
 
 cdef bytes byte_copy(str s):
-    """None when s is compact ASCII (its data is read as is), else s as one byte per
-    character, every non-ASCII character as 0x80 (a byte of no token)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), i
-    cdef int kind
-    cdef void* data
-    cdef unsigned char* out
-    cdef Py_UCS4 cp
+    """None when s is compact ASCII (its data is read as is), else s narrowed to one
+    byte per character (see narrow)."""
     cdef bytes copy
     if PyUnicode_IS_COMPACT_ASCII(s):
         return None
-    copy = PyBytes_FromStringAndSize(NULL, n)
-    out = <unsigned char*>PyBytes_AS_STRING(copy)
-    kind, data = PyUnicode_KIND(s), PyUnicode_DATA(s)
-    for i in range(n):
-        cp = PyUnicode_READ(kind, data, i)
-        out[i] = <unsigned char>cp if cp < 0x80 else 0x80
+    copy = PyBytes_FromStringAndSize(NULL, PyUnicode_GET_LENGTH(s))
+    narrow(s, PyUnicode_GET_LENGTH(s), <unsigned char*>PyBytes_AS_STRING(copy))
     return copy
 
 
