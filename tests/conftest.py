@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 from types import ModuleType
 
 import pytest
@@ -19,10 +18,6 @@ import sashite_epin
 from sashite_epin import _core_py
 from sashite_epin._epin import _EPINS
 from sashite_epin._pin import _PINS
-
-# The specs' whole-string regexes.  re.fullmatch: never `$`, which matches before "\n".
-PIN_RE = re.compile(r"[-+]?[A-Za-z]\^?")
-EPIN_RE = re.compile(r"[-+]?[A-Za-z]\^?'?")
 
 # Every character a sloppy parser gets wrong: markers, both cases, a digit, whitespace
 # and line breaks, NUL, a non-ASCII letter, a combining mark, a zero-width space.

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import CORES, EPIN_RE, PIN_RE, TRICKY, implementation_expected
+from conftest import CORES, TRICKY, implementation_expected
+from oracle import EPIN_RE, PIN_RE
 
 from sashite_epin._corpora import EPIN_TOKENS
 

@@ -11,7 +11,8 @@ import sys
 from types import ModuleType
 
 import pytest
-from conftest import CORES, EPIN_RE, PIN_RE, TRICKY
+from conftest import CORES, TRICKY
+from oracle import EPIN_RE, PIN_RE
 
 from sashite_epin import ParseError
 from sashite_epin._layout import all_codes

@@ -4,33 +4,14 @@ cores, against a regex oracle; then ordering, style resolution and byte output."
 from __future__ import annotations
 
 import itertools
-import re
 from types import ModuleType
 
 import pytest
 from conftest import TRICKY
+from oracle import EPIN_RE, PIN_RE, oracle_tokenize
 
 from sashite_epin import Epin, NativeStyles, ParseError, Pin, Side
 from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS, uniform
-
-# Greedy scanning is the longest match at a position: the spec's regexes, unanchored
-# at the end.  Runs of other characters are what tokenize passes through.
-EPIN_AT = re.compile(r"[-+]?[A-Za-z]\^?'?")
-PIN_AT = re.compile(r"[-+]?[A-Za-z]\^?")
-OTHER = {True: re.compile(r"[^-+A-Za-z^']+"), False: re.compile(r"[^-+A-Za-z^]+")}
-
-
-def oracle_tokenize(s: str, epin: bool) -> list[str] | int:
-    """The tokens and other runs of s as str, or the position where tokenize must fail."""
-    token, other = (EPIN_AT if epin else PIN_AT), OTHER[epin]
-    out, i = [], 0
-    while i < len(s):
-        m = other.match(s, i) or token.match(s, i)
-        if m is None:
-            return i
-        out.append(m.group())
-        i = m.end()
-    return out
 
 
 def as_text(items: list[object]) -> list[str]:
@@ -59,7 +40,7 @@ def test_tokenize_matches_the_oracle_on_every_short_string(core: ModuleType, epi
 
 def test_scan_at_every_position_matches_the_oracle(core: ModuleType) -> None:
     for epin in (True, False):
-        regex = EPIN_AT if epin else PIN_AT
+        regex = EPIN_RE if epin else PIN_RE
         for s in ["K^'+Rp-b", "ab+K^x", "+", "-/", "K''", "\u00c9K", *PLACEMENTS]:
             for pos in range(len(s) + 1):
                 m = regex.match(s, pos)

@@ -8,7 +8,6 @@ from cpython.buffer cimport (PyBUF_FORMAT, PyBUF_RECORDS_RO, PyBUF_WRITABLE,
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
-from cpython.unicode cimport PyUnicode_FromKindAndData
 from cpython cimport array
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
@@ -525,7 +524,12 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
                         bint epin, bint mark, unsigned char* out, Failure* failure,
                         IndexList* marked) noexcept nogil:
     """Scan the count whitespace-separated tokens of p into out; 1 on a failure to
-    report (failure filled), -1 when out of memory, 0 otherwise.
+    report (failure filled), 2 when p no longer holds count tokens, -1 when out of
+    memory, 0 otherwise.
+
+    count comes from count_tokens, and nothing holds the buffer still between the two
+    passes (another thread may write into a bytearray, another process into a mapped
+    file): out has room for count records only, so that is checked, never assumed.
 
     Two stages per 64-byte block: separator masks give every token start and end at
     once (bit tricks, no per-byte branch); then each token is decoded on its own, so
@@ -550,6 +554,8 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
             begins &= begins - 1
         taken = 0
         while ends:
+            if k == count:
+                return 2
             s = starts[taken]
             taken += 1
             n = b + ctz64(ends) - s
@@ -571,7 +577,7 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
             k += 1
         pending = starts[taken] if taken < have else -1
         b += 64
-    return 0
+    return 0 if k == count else 2
 
 
 cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark):
@@ -588,6 +594,8 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
             status = split_and_scan(p, size, count, epin, mark, result.records, &failure, &marked)
         if status < 0:
             raise MemoryError()
+        if status == 2:
+            raise RuntimeError("the buffer changed while parse_many read it")
         if status > 0:
             raise ParseError(<bytes>p[failure.start:failure.start + failure.length],
                              reason_text(failure.reason, notation_of(epin)),
@@ -599,25 +607,42 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
     return result
 
 
+cdef inline Py_UCS4 code_point_at(const unsigned char* e, Py_ssize_t i) noexcept nogil:
+    # memcpy: a U element need not be 4-byte aligned (a view at an odd offset).
+    cdef Py_UCS4 cp
+    memcpy(&cp, e + 4 * i, 4)
+    return cp
+
+
 cdef int scan_element(const unsigned char* e, Py_ssize_t width, bint wide, bint epin,
                       Py_ssize_t* length) noexcept nogil:
     """Scan one numpy S (bytes) or U (UCS4 code points) element, NUL padding removed."""
-    cdef const Py_UCS4* cps = <const Py_UCS4*>e
     cdef unsigned char buf[4]
     cdef Py_ssize_t n = width, i
+    cdef Py_UCS4 cp
     if not wide:
         while n and e[n - 1] == 0:
             n -= 1
         length[0] = n
         return scan_token(e, n, epin)
-    while n and cps[n - 1] == 0:
+    while n and code_point_at(e, n - 1) == 0:
         n -= 1
     length[0] = n
     if n > 4:
         return scan_token(buf, n, epin)  # too long: the table is not read
     for i in range(n):
-        buf[i] = <unsigned char>cps[i] if cps[i] < 0x80 else 0x80
+        cp = code_point_at(e, i)
+        buf[i] = <unsigned char>cp if cp < 0x80 else 0x80
     return scan_token(buf, n, epin)
+
+
+cdef object element_token(const unsigned char* e, Py_ssize_t n):
+    """What an error names for an invalid U element: its text, or its raw bytes when a
+    unit is no code point (numpy does not check what a buffer it is given holds)."""
+    units = [<unsigned int>code_point_at(e, i) for i in range(n)]
+    if all(unit < 0x110000 for unit in units):
+        return "".join(map(chr, units))
+    return <bytes>e[:4 * n]
 
 
 cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint epin, bint mark):
@@ -657,7 +682,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
         if status > 0:
             e = base + failure.start
             if wide:
-                token = PyUnicode_FromKindAndData(4, e, failure.length)
+                token = element_token(e, failure.length)
             else:
                 token = <bytes>e[:failure.length]
             raise ParseError(token, reason_text(failure.reason, notation_of(epin)),

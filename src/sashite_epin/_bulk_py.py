@@ -8,7 +8,6 @@ TokenArray exports the buffer protocol itself.
 from __future__ import annotations
 
 import operator
-import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -17,8 +16,6 @@ from typing import Any
 from . import _core_py
 from ._errors import ParseError, reason_text
 from ._layout import RECORD_FIELDS, RECORD_SIZE, is_code
-
-_UCS4 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 
 
 def record_of(code: int) -> bytes:
@@ -207,6 +204,19 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     return collector.result()
 
 
+def _element_token(element: bytes) -> tuple[object, str]:
+    """A U element's token and text, NUL padding removed.  The token is the text, or the
+    raw bytes when a unit is no code point (numpy does not check what a buffer holds);
+    such a unit reads as U+FFFD, which no token holds."""
+    units = memoryview(element).cast("I").tolist()  # native byte order, as numpy's U
+    while units and units[-1] == 0:
+        units.pop()
+    text = "".join(chr(u) if u < 0x110000 else "\ufffd" for u in units)
+    if all(u < 0x110000 for u in units):
+        return text, text
+    return element[: 4 * len(units)], text
+
+
 def _parse_buffer(view: memoryview, collector: _Collector) -> None:
     fmt = view.format
     if fmt[-1:] in ("s", "w"):
@@ -219,8 +229,7 @@ def _parse_buffer(view: memoryview, collector: _Collector) -> None:
         for k in range(view.shape[0] if view.shape else 0):
             element = raw[k * size : (k + 1) * size]
             if wide:
-                text = element.decode(_UCS4, "surrogatepass").rstrip("\0")
-                collector.add(k, text, text)
+                collector.add(k, *_element_token(element))
             else:
                 token = element.rstrip(b"\0")
                 collector.add(k, token, token.decode("latin-1"))
