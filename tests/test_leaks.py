@@ -1,0 +1,144 @@
+"""Leak checks (issue 6): every API path, on valid and invalid input, run over a million
+tokens again and again, leaves memory flat and the reference counts of the interned
+objects where they started.
+
+The compiled core allocates with malloc (records, index lists) and Python's allocator
+(results, errors): RSS sees both, tracemalloc sees the second with the line that
+allocated.  A leak of one byte per token would show as ~1 MB per path per round.
+"""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import sys
+import tracemalloc
+from collections.abc import Callable
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from sashite_epin import Epin, NativeStyles, ParseError, Pin
+from sashite_epin._corpora import PLACEMENTS, uniform, with_invalid
+from sashite_epin._epin import _EPINS
+from sashite_epin._pin import _PINS
+
+# A million tokens per path on the compiled core; the twin is pure Python (its memory is
+# the interpreter's), checked on fewer so the suite stays quick.
+SIZE = {"cython": 1_000_000, "python": 3_000}
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+class Inputs:
+    """The inputs of one round, built once: n tokens for every path."""
+
+    def __init__(self, n: int) -> None:
+        self.valid = uniform(n, 11)
+        self.pins = [t.rstrip("'") for t in self.valid]
+        self.mixed = with_invalid(n, 12)
+        self.mixed_words = [t for t in self.mixed if t.split() == [t] and "\x00" not in t]
+        self.valid_bytes = "\n".join(self.valid).encode()
+        self.mixed_bytes = " ".join(self.mixed_words).encode()
+        self.bad_at_end = self.valid_bytes + b" K''"
+        self.s_array = np.array([t.encode() for t in self.valid], dtype="S4")
+        self.u_array = np.array(self.mixed_words, dtype="U6")
+        self.u_strided = np.array(self.valid, dtype="U4")[::-1]
+        self.singles = self.valid[: n // 5] + self.mixed[: n // 5]
+        self.invalid = [t for t in self.mixed[: n // 5] if not Epin.is_valid(t)]
+        per = sum(len(Epin.tokenize(p)) for p in PLACEMENTS)
+        self.placements = PLACEMENTS * max(1, n // 5 // per)
+
+
+def expect_error(call: Callable[[], object], error: type[Exception] = ParseError) -> None:
+    try:
+        call()
+    except error:
+        return
+    raise AssertionError("no error")
+
+
+def one_round(core: ModuleType, inp: Inputs) -> None:
+    """Every path once: bulk in and out, single tokens, scanning, the facade."""
+    for tokens in (inp.valid, tuple(inp.valid), iter(inp.valid), inp.valid_bytes,
+                   bytearray(inp.valid_bytes), memoryview(inp.valid_bytes)[1:],
+                   inp.s_array, inp.u_strided):  # fmt: skip
+        result = core.parse_many(tokens, True)
+        result.tokens()
+        result.to_bytes(b" ")
+        result.codes()
+        np.asarray(result)
+        result[::3]
+        result[-1]
+        pickle.loads(pickle.dumps(result))
+        list(result[:1000])
+    core.parse_many(inp.pins, False).sorted()
+    for tokens in (inp.mixed, inp.mixed_bytes, inp.u_array):
+        marked = core.parse_many(tokens, True, "mark")
+        list(marked.invalid)
+        expect_error(marked.tokens, ValueError)
+        expect_error(lambda: core.parse_many(tokens, True))  # noqa: B023
+    expect_error(lambda: core.parse_many(inp.bad_at_end, True))
+    expect_error(lambda: core.parse_many([*inp.valid[:1000], 7], True), TypeError)
+    for s in inp.singles:
+        core.safe_parse_epin(s)
+        core.is_valid_pin(s)
+    for s in inp.invalid:
+        expect_error(lambda: core.parse_epin(s))  # noqa: B023
+    for s in inp.valid[: len(inp.singles) // 2]:
+        core.parse_epin(s)
+        core.parse_pin(s.rstrip("'"))
+    for p in inp.placements:
+        core.tokenize_epin(p)
+        core.scan_epin(p, 0)
+    expect_error(lambda: core.tokenize_epin("K" * 1000 + "++"))
+    styles = NativeStyles("chess", "shogi")
+    for e in (Epin.parse(t) for t in inp.valid[: len(inp.valid) // 50]):
+        styles.resolve(e)
+        e.pin.flip().enhance().terminal()
+        e.derive().native()
+        buf = bytearray()
+        e.append_to(buf)
+        Pin.from_code(e.pin.code)
+
+
+def interned_refcounts() -> int:
+    kept = [o for o in (*_EPINS, *_PINS) if o is not None]
+    strs = [str(o) for o in kept]  # the token strs results hand out, interned too
+    return sum(sys.getrefcount(o) for o in (*kept, *strs))
+
+
+def test_memory_stays_flat_and_refcounts_return(core: ModuleType) -> None:
+    inp = Inputs(SIZE[core.IMPLEMENTATION])
+    one_round(core, inp)  # warm-up: caches, arenas, lazily built tables
+    gc.collect()
+    refs, start = interned_refcounts(), rss()
+    growth = []
+    for _ in range(4):
+        one_round(core, inp)
+        gc.collect()
+        growth.append(rss() - start)
+        assert interned_refcounts() == refs
+    # 4 rounds of ~20 million token parses: a byte per token would be ~80 MB.
+    print(f"{core.IMPLEMENTATION}: RSS growth over 4 rounds {growth} bytes")
+    assert max(growth) < 4 * 2**20, growth
+
+    tracemalloc.start(1)
+    try:
+        one_round(core, inp)
+        gc.collect()
+        before = tracemalloc.take_snapshot()
+        one_round(core, inp)
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    grown = [s for s in after.compare_to(before, "lineno") if s.size_diff > 0]
+    print(f"{core.IMPLEMENTATION}: tracemalloc growth {sum(s.size_diff for s in grown)} bytes")
+    assert sum(s.size_diff for s in grown) < 256 * 1024, grown[:5]
+    assert interned_refcounts() == refs
