@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Memory safety: the test suite against the compiled core with every memory access
+# checked.  Two ways, from a fresh venv under build/memcheck-MODE:
+#
+#   bash reliability/memcheck.sh asan       # AddressSanitizer build of the core (gcc),
+#                                           #   the whole suite on the compiled core
+#   bash reliability/memcheck.sh valgrind   # the plain build under valgrind memcheck,
+#                                           #   the buffer, bulk, scan and API tests
+#
+# Extra arguments go to pytest.  Python's own allocator is switched off
+# (PYTHONMALLOC=malloc) so every str, list and error the core touches is a separate
+# checked block too.  Exit status: non-zero on any report.
+#
+# Left out in both: the leak checks and the 100-million-token memory bound (the
+# checkers' own shadow memory and quarantine change RSS; they run in the plain suite),
+# and tests of the pure-Python twin (no native code of ours).  Valgrind is ~50x slower,
+# so it also leaves out the exhaustive sweeps that run millions of strings.
+set -euo pipefail
+mode=${1:-asan}
+shift || true
+cd "$(dirname "$0")/.."
+work="build/memcheck-$mode"
+rm -rf "$work"
+python3 -m venv "$work/venv"
+py="$work/venv/bin/python"
+skip="not test_memory_stays_flat and not hundred_million and not python"
+export SASHITE_EPIN_IMPLEMENTATION=cython PYTHONMALLOC=malloc
+
+case "$mode" in
+asan)
+    # The flags reach setuptools inside pip's isolated build; --no-cache-dir so the
+    # wheel is built here with them, not taken from a plain build in pip's cache.
+    CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=address" \
+        SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
+    so=$(LD_PRELOAD="$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
+        "$py" -c 'import sashite_epin._core_c as c; print(c.__file__)')
+    [ "$(nm -D "$so" | grep -c __asan_report)" -gt 0 ] || { echo "$so is not an ASan build" >&2; exit 1; }
+    echo "ASan build: $so"
+    # detect_leaks=0: CPython keeps its objects alive at exit by design (the leak checks
+    # are tests of their own).  Any invalid access aborts the run with a report.
+    LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
+        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1 \
+        "$py" -m pytest -q -p no:cacheprovider tests -k "$skip" "$@"
+    ;;
+valgrind)
+    SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
+    # Errors in our extension's frames (or anything they call) count; --error-exitcode
+    # fails the run on any.  Leaks are not memcheck's job here (see above).
+    valgrind --tool=memcheck --error-exitcode=99 --leak-check=no --track-origins=yes \
+        --num-callers=30 --log-file="$work/valgrind.log" \
+        "$py" -m pytest -q -p no:cacheprovider \
+        tests/test_hostile.py tests/test_bulk.py tests/test_scan.py tests/test_api.py \
+        tests/test_vectors.py tests/test_capi.py tests/test_properties.py tests/test_threads.py \
+        -k "$skip and not every_short_string and not every_position" "$@"
+    grep -E "ERROR SUMMARY" "$work/valgrind.log"
+    ;;
+*)
+    echo "usage: $0 asan|valgrind [pytest args]" >&2
+    exit 2
+    ;;
+esac
