@@ -44,15 +44,28 @@ asan)
     ;;
 valgrind)
     SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
-    # Errors in our extension's frames (or anything they call) count; --error-exitcode
-    # fails the run on any.  Leaks are not memcheck's job here (see above).
-    valgrind --tool=memcheck --error-exitcode=99 --leak-check=no --track-origins=yes \
-        --num-callers=30 --log-file="$work/valgrind.log" \
+    # Leaks are not memcheck's job here (see above).  CPython 3.11 and glibc's AVX2
+    # string functions give memcheck a few reports of their own (int.from_bytes at
+    # start-up, wmemcmp reading whole vectors): an error counts when a frame of its
+    # stack is in our extension (or in the downstream probe built against our .pxd).
+    valgrind --tool=memcheck --leak-check=no --track-origins=yes --num-callers=40 \
+        --log-file="$work/valgrind.log" \
         "$py" -m pytest -q -p no:cacheprovider \
         tests/test_hostile.py tests/test_bulk.py tests/test_scan.py tests/test_api.py \
         tests/test_vectors.py tests/test_capi.py tests/test_properties.py tests/test_threads.py \
         -k "$skip and not every_short_string and not every_position" "$@"
-    grep -E "ERROR SUMMARY" "$work/valgrind.log"
+    "$py" - "$work/valgrind.log" <<'PY'
+import re, sys
+log = open(sys.argv[1]).read()
+reports = re.split(r"\n==\d+== \n", log)
+errors = [r for r in reports if re.search(r"==\d+== (Invalid|Conditional|Use of|Syscall|Mismatched|Source and)", r)]
+ours = [r for r in errors if re.search(r"_core_c\.|engine_probe|sashite", r)]
+total = re.findall(r"ERROR SUMMARY: (\d+) errors", log)
+print(f"valgrind: {total[0] if total else '?'} errors in all, {len(ours)} with a frame in sashite_epin")
+for r in ours[:5]:
+    print(r)
+sys.exit(1 if ours or not total else 0)
+PY
     ;;
 *)
     echo "usage: $0 asan|valgrind [pytest args]" >&2
