@@ -7,7 +7,7 @@ import itertools
 from types import ModuleType
 
 import pytest
-from conftest import TRICKY
+from conftest import TRICKY, LyingStr
 from oracle import EPIN_RE, PIN_RE, oracle_tokenize
 
 from sashite_epin import Epin, NativeStyles, ParseError, Pin, Side
@@ -169,20 +169,10 @@ def test_append_to_and_write_into() -> None:
         Epin.parse("K").write_into(out, True)
 
 
-class HostileStr(str):
-    """A str subclass whose methods lie: scanning must read the characters only."""
-
-    def __getitem__(self, index: object) -> str:
-        raise RuntimeError("__getitem__ must not be called")
-
-    def __len__(self) -> int:
-        return 0
-
-
 def test_str_subclasses_are_scanned_by_their_characters(core: ModuleType) -> None:
-    text = HostileStr("K^'\u00e9+R/8")
+    text = LyingStr("K^'\u00e9+R/8")
     assert as_text(core.tokenize_epin(text)) == ["K^'", "\u00e9", "+R", "/8"]
-    assert str(core.scan_epin(HostileStr("xK"), 1)[0]) == "K"
+    assert str(core.scan_epin(LyingStr("xK"), 1)[0]) == "K"
     with pytest.raises(ParseError) as caught:
-        core.tokenize_epin(HostileStr("\u00e9+/"))
+        core.tokenize_epin(LyingStr("\u00e9+/"))
     assert (caught.value.position, caught.value.token) == (1, "+/")

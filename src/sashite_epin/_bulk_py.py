@@ -211,9 +211,10 @@ def _element_token(element: bytes) -> tuple[object, str]:
     units = memoryview(element).cast("I").tolist()  # native byte order, as numpy's U
     while units and units[-1] == 0:
         units.pop()
-    text = "".join(chr(u) if u < 0x110000 else "\ufffd" for u in units)
     if all(u < 0x110000 for u in units):
+        text = "".join(map(chr, units))
         return text, text
+    text = "".join(chr(u) if u < 0x110000 else "\ufffd" for u in units)
     return element[: 4 * len(units)], text
 
 
