@@ -54,8 +54,9 @@ def extensions() -> list[Extension]:
     core = Extension(
         "sashite_epin._core_c",
         ["src/sashite_epin/_core_c.pyx"],
-        depends=["src/sashite_epin/_bulk_c.pxi", "src/sashite_epin/_split.h",
-                 "src/sashite_epin/_text_c.pxi", "src/sashite_epin/_core_c.pxd"],
+        depends=[f"src/sashite_epin/{part}" for part in (
+            "_core_c.pxd", "_scan_c.pxi", "_objects_c.pxi", "_array_c.pxi", "_bulk_c.pxi",
+            "_text_c.pxi", "_split.h")],
         extra_compile_args=["-O3"] if unix else ["/O2"],
     )
     return cythonize([core], compiler_directives={"language_level": 3})

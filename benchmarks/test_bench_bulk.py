@@ -3,7 +3,7 @@
     pip install '.[test]' && python -m pytest benchmarks --benchmark-group-by=group
 
 Each group holds a sashite-epin path and the baseline it must beat; compare their
-means.  Goals (issue 3): list <= 4 ns/token, bytes <= 1 ns/token, to_bytes <= 2 ns/token
+means.  Goals: list <= 4 ns/token, bytes <= 1 ns/token, to_bytes <= 2 ns/token
 on the uniform corpus; single parse no slower than a one-dict-lookup function.
 """
 

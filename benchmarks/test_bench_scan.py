@@ -1,5 +1,5 @@
 """Scanning FEEN-like placements from Python beside a pure-Python regex tokenizer, in one
-run (pytest-benchmark).  Goal (issue 4): Epin.tokenize >= 10x faster.
+run (pytest-benchmark).  Goal: Epin.tokenize >= 10x faster.
 
     python -m pytest benchmarks/test_bench_scan.py --benchmark-group-by=group
 """

@@ -1,4 +1,4 @@
-"""The public Pin / Epin API (issue 2's tables), on the active core."""
+"""The public Pin / Epin API, on the active core."""
 
 from __future__ import annotations
 

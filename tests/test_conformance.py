@@ -15,11 +15,8 @@ from conftest import CORES, TRICKY
 from oracle import EPIN_RE, PIN_RE
 
 from sashite_epin import ParseError
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS
 from sashite_epin._layout import all_codes
-
-LETTERS = [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
-PIN_TOKENS = [p + c + t for p in ("", "+", "-") for c in LETTERS for t in ("", "^")]
-EPIN_TOKENS = [t + d for t in PIN_TOKENS for d in ("", "'")]
 
 
 def test_the_token_sets_have_the_specs_sizes() -> None:

@@ -1,4 +1,4 @@
-"""Hostile and odd inputs (issue 6): odd, empty, unaligned and non-contiguous buffers,
+"""Hostile and odd inputs: odd, empty, unaligned and non-contiguous buffers,
 code units numpy does not check, multi-megabyte tokens, lying str subclasses, high-bit
 bytes, inputs another thread changes while they are parsed, and a 100-million-token
 buffer within its memory bound.  Each gives the right answer or a clear error."""

@@ -1,4 +1,4 @@
-"""Leak checks (issue 6): every API path, on valid and invalid input, run over a million
+"""Leak checks: every API path, on valid and invalid input, run over a million
 tokens again and again, leaves memory flat and the reference counts of the interned
 objects where they started.
 

@@ -1,4 +1,4 @@
-"""Scanning back-to-back tokens (issue 4): greedy scan at a position and tokenize, on both
+"""Scanning back-to-back tokens: greedy scan at a position and tokenize, on both
 cores, against a regex oracle; then ordering, style resolution and byte output."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Threads (issue 6): many threads parsing different inputs at once get exactly the
+"""Threads: many threads parsing different inputs at once get exactly the
 single-threaded results, and the buffer paths let other threads run meanwhile.
 
 How much faster N threads finish than N sequential runs is measured, not asserted:

@@ -1,5 +1,5 @@
-"""The published test vectors (../shared/spec/README.md) and non-str inputs, through
-the public API on the active core."""
+"""The published test vectors (those the public Ruby, Go and Rust implementations of
+the specs test) and non-str inputs, through the public API on the active core."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_epin_reasons_name_what_is_wrong(token: str, reason: str) -> None:
     assert str(info.value) == f"invalid EPIN token {token!r}: {reason}"
 
 
-def test_the_issue_example_message_is_exact() -> None:
+def test_the_message_names_notation_token_and_reason_exactly() -> None:
     with pytest.raises(
         ParseError, match=r"^invalid EPIN token \"K''\": invalid derivation marker\Z"
     ):

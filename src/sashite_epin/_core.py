@@ -9,7 +9,7 @@ the short way to ask for the twin.  Nobody but this module knows which one is ac
 from __future__ import annotations
 
 import os
-import platform
+import sys
 from typing import TYPE_CHECKING
 
 _choice = os.environ.get("SASHITE_EPIN_IMPLEMENTATION", "").strip().lower()
@@ -22,7 +22,7 @@ if _choice not in ("", "cython", "python"):
 
 if TYPE_CHECKING:
     from . import _core_py as core
-elif _choice == "python" or (_choice == "" and platform.python_implementation() != "CPython"):
+elif _choice == "python" or (_choice == "" and sys.implementation.name != "cpython"):
     from . import _core_py as core
 else:
     try:

@@ -5,20 +5,50 @@
 
 Every call below works without the GIL and without Python objects.  A *code* is an int
 in [0, CODE_LIMIT) laid out as letter(5) | side(1) | rank(2) | terminal(1) | derived(1)
-(README, "Codes"); codes sort in FEEN's canonical hand order and index tables of
-CODE_LIMIT entries.  A PIN code is the EPIN code of the same token (derived bit 0).
-A failure is minus a reason (R_* below, the numbers of sashite_epin._errors).
+(docs/design.md, "Codes and records"); codes sort in FEEN's canonical hand order and
+index tables of CODE_LIMIT entries.  A PIN code is the EPIN code of the same token
+(derived bit 0).  A failure is minus a reason (R_* below, the numbers of
+sashite_epin._errors).
 
 scan_token, scan_prefix, format_token and scan_tables are exported by the compiled
 module (Cython's C-API capsule: importing the cimporting module imports
-sashite_epin._core_c); scan_with and the code_* helpers are inline and compile into
-the caller.
+sashite_epin._core_c); scan_with and the code_* / record_* helpers are inline and
+compile into the caller.  This file is the C definition of the code layout; the Python
+one is sashite_epin/_layout.py, and the core does not import if they disagree.
 """
 
+# -- the code layout ----------------------------------------------------------------
 cdef enum:
-    CODE_LIMIT = 832      # every code is below this (see _layout.py)
+    CODE_LIMIT = 832      # every code is below this: 26 letters << LETTER_SHIFT
+    LETTER_SHIFT = 5      # bits 9..5: letter index 0 (A) .. 25 (Z)
+    SIDE_SHIFT = 4        # bit 4: 0 first (uppercase), 1 second (lowercase)
+    RANK_SHIFT = 2        # bits 3..2: the rank
+    TERMINAL_SHIFT = 1    # bit 1: terminal (^)
+    DERIVED_SHIFT = 0     # bit 0: derived ('), 0 in every PIN code
+    SIDE_BIT = 0x10
+    RANK_MASK = 0x0C
+    TERMINAL_BIT = 0x02
+    DERIVED_BIT = 0x01
+    LOW_BITS = 0x0F       # rank, terminal, derived: what a scan table entry carries
+
+# The rank orders the states as FEEN's hand order does: "-" before "+" before none.
+cdef enum:
+    RANK_DIMINISHED = 0
+    RANK_ENHANCED = 1
+    RANK_NORMAL = 2
+
+# The record's state field numbers them the other way: state == RANK_NORMAL - rank.
+cdef enum:
+    STATE_NORMAL = 0
+    STATE_ENHANCED = 1
+    STATE_DIMINISHED = 2
+    RECORD_SIZE = 5       # letter, side, state, terminal, derived: unsigned bytes
+
+# -- scanning -----------------------------------------------------------------------
+cdef enum:
     SHAPE_COUNT = 4096    # 4 positions x 3-bit byte class
-    SHAPE_VALID = 0x8000
+    SHAPE_VALID = 0x8000  # a shape entry: VALID | letter position << 8 | LOW_BITS
+    SHAPE_LETTER_AT = 0x100
     PREFIX_SHIFT = 10     # a prefix entry's token length (1-4), bits 10-12
 
 # Byte classes.
@@ -66,6 +96,68 @@ cdef const ScanTables* scan_tables() noexcept nogil
 cdef int format_token(int code, char* out) noexcept nogil
 
 
+# -- the code layout, inline --------------------------------------------------------
+cdef inline int compose_code(int index, int second, int rank, int terminal,
+                             int derived) noexcept nogil:
+    """Attribute numbers (already valid) packed into a code."""
+    return ((index << LETTER_SHIFT) | (second << SIDE_SHIFT) | (rank << RANK_SHIFT)
+            | (terminal << TERMINAL_SHIFT) | (derived << DERIVED_SHIFT))
+
+cdef inline int letter_bits(unsigned char letter) noexcept nogil:
+    """The letter and side bits of the code of an ASCII letter byte: its low five bits
+    are its index + 1 whatever its case, bit 5 is the case (set for lowercase)."""
+    return compose_code((letter & 0x1F) - 1, (letter >> 5) & 1, 0, 0, 0)
+
+cdef inline bint code_is_valid(int code) noexcept nogil:
+    return 0 <= code < CODE_LIMIT and (code & RANK_MASK) != RANK_MASK
+
+cdef inline int code_index(int code) noexcept nogil:
+    """0 (A) .. 25 (Z)."""
+    return code >> LETTER_SHIFT
+
+cdef inline char code_abbr(int code) noexcept nogil:
+    """'A'..'Z'."""
+    return <char>(65 + code_index(code))
+
+cdef inline int code_side(int code) noexcept nogil:
+    """0 first, 1 second."""
+    return (code >> SIDE_SHIFT) & 1
+
+cdef inline char code_letter(int code) noexcept nogil:
+    """The letter as written: uppercase for the first side, lowercase for the second."""
+    return <char>((97 if code_side(code) else 65) + code_index(code))
+
+cdef inline int code_rank(int code) noexcept nogil:
+    """RANK_DIMINISHED, RANK_ENHANCED or RANK_NORMAL (the order of the code)."""
+    return (code & RANK_MASK) >> RANK_SHIFT
+
+cdef inline int code_state(int code) noexcept nogil:
+    """STATE_NORMAL, STATE_ENHANCED or STATE_DIMINISHED (the record's state field)."""
+    return RANK_NORMAL - code_rank(code)
+
+cdef inline int code_terminal(int code) noexcept nogil:
+    return (code >> TERMINAL_SHIFT) & 1
+
+cdef inline int code_derived(int code) noexcept nogil:
+    return (code >> DERIVED_SHIFT) & 1
+
+cdef inline void code_record(int code, unsigned char* out) noexcept nogil:
+    """The 5-byte record (letter, side, state, terminal, derived) of a valid code, as
+    in TokenArray's buffer."""
+    out[0] = <unsigned char>code_abbr(code)
+    out[1] = <unsigned char>code_side(code)
+    out[2] = <unsigned char>code_state(code)
+    out[3] = <unsigned char>code_terminal(code)
+    out[4] = <unsigned char>code_derived(code)
+
+cdef inline int record_code(const unsigned char* r) noexcept nogil:
+    """The code of a record, or -1 for the zero record of an entry marked invalid.  Not
+    a check: use it on records this package wrote."""
+    if r[0] == 0:
+        return -1
+    return compose_code(r[0] - 65, r[1], RANK_NORMAL - r[2], r[3], r[4])
+
+
 # -- scanning, inline: table mechanics only (the grammar is in the tables) ----------
 cdef inline int absent_tail(int n) noexcept nogil:
     """The classes of the positions n..3 of a shape, all K_ABSENT."""
@@ -74,11 +166,9 @@ cdef inline int absent_tail(int n) noexcept nogil:
         tail |= K_ABSENT << (3 * i)
     return tail
 
-cdef inline int code_of(const unsigned char* p, unsigned short entry) noexcept nogil:
-    """The code of a valid shape entry: the letter's low five bits are its index + 1
-    whatever its case; bit 5 is the case."""
-    cdef unsigned char letter = p[(entry >> 8) & 1]
-    return (((letter & 0x1F) - 1) << 5) | (((letter >> 5) & 1) << 4) | (entry & 0x0F)
+cdef inline int code_of_entry(const unsigned char* p, unsigned short entry) noexcept nogil:
+    """The code of the token at p whose shape entry is valid."""
+    return letter_bits(p[1 if entry & SHAPE_LETTER_AT else 0]) | (entry & LOW_BITS)
 
 cdef inline int scan_with(const ScanTables* t, const unsigned char* p, Py_ssize_t n,
                           bint epin, Py_ssize_t* used) noexcept nogil:
@@ -100,36 +190,4 @@ cdef inline int scan_with(const ScanTables* t, const unsigned char* p, Py_ssize_
         used[0] = 0
         return -<int>entry
     used[0] = (entry >> PREFIX_SHIFT) & 7
-    return code_of(p, entry)
-
-
-# -- the code layout, inline --------------------------------------------------------
-cdef inline bint code_is_valid(int code) noexcept nogil:
-    return 0 <= code < CODE_LIMIT and (code & 0x0C) != 0x0C
-
-cdef inline char code_abbr(int code) noexcept nogil:
-    """'A'..'Z'."""
-    return <char>(65 + (code >> 5))
-
-cdef inline int code_side(int code) noexcept nogil:
-    """0 first, 1 second."""
-    return (code >> 4) & 1
-
-cdef inline int code_state(int code) noexcept nogil:
-    """0 normal, 1 enhanced, 2 diminished (the record's state field)."""
-    return 2 - ((code >> 2) & 3)
-
-cdef inline int code_terminal(int code) noexcept nogil:
-    return (code >> 1) & 1
-
-cdef inline int code_derived(int code) noexcept nogil:
-    return code & 1
-
-cdef inline void code_record(int code, unsigned char* out) noexcept nogil:
-    """The 5-byte record (letter, side, state, terminal, derived) of a valid code, as
-    in TokenArray's buffer."""
-    out[0] = <unsigned char>code_abbr(code)
-    out[1] = <unsigned char>code_side(code)
-    out[2] = <unsigned char>code_state(code)
-    out[3] = <unsigned char>code_terminal(code)
-    out[4] = <unsigned char>code_derived(code)
+    return code_of_entry(p, entry)

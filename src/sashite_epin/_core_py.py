@@ -1,91 +1,31 @@
-"""Pure-Python twin of the compiled core (``_core_c.pyx``): same functions, same results,
-same error reasons.  It runs where no compiled wheel exists, and it is the oracle the
-compiled core is tested against, so it is written to be read rather than to be fast.
+"""Pure-Python twin of the compiled core ``_core_c.pyx``: the same names, the same
+results, the same error reasons.  It runs where no compiled wheel exists, and it is the
+oracle the compiled core is tested against (docs/design.md, "Why a twin").
 
-Grammar (PIN 1.0.0 §4.2, EPIN 1.0.0 §5), always matched against the *whole* input::
-
-    pin            ::= [ state-modifier ] letter [ terminal-marker ] ;
-    epin           ::= pin [ derivation-marker ] ;
-    state-modifier ::= "+" | "-" ;
-    letter         ::= "A" … "Z" | "a" … "z" ;
-    terminal-marker   ::= "^" ;
-    derivation-marker ::= "'" ;
-
-    PIN  \\A[-+]?[A-Za-z]\\^?\\z     (312 tokens)
-    EPIN \\A[-+]?[A-Za-z]\\^?'?\\z   (624 tokens)
-
-Characters are compared by code point, never with ``str.isalpha``/``isupper`` (which
-accept non-ASCII letters).
+Like ``_core_c.pyx``, this module is the single-token API on top of its parts: the
+grammar (``_scan_py``), the interned objects (``_objects_py``), the result type
+(``_array_py``), the bulk readers (``_bulk_py``) and back-to-back scanning
+(``_text_py``).  The parts never import this module.  Its public names are exactly
+those of ``_core_c.pyi``; the docstrings here are the contracts ``help(Pin.parse)`` and
+friends show, and the compiled core carries the same ones.
 """
 
-from __future__ import annotations
+from typing import Any as _Any
 
-from collections.abc import Sequence
-from typing import Any
-
-from . import _errors as E
-from ._errors import ParseError, reason_text
-from ._layout import (
-    RANK_DIMINISHED,
-    RANK_ENHANCED,
-    RANK_NORMAL,
-    compose,
-    is_code,
-)
+from ._array_py import TokenArray, rebuild_token_array
+from ._bulk_py import parse_many
+from ._errors import ParseError as _ParseError
+from ._errors import reason_text as _reason_text
+from ._objects_py import objects as _objects
+from ._objects_py import register
+from ._scan_py import format_code
+from ._scan_py import scan as _scan
+from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_pin
 
 IMPLEMENTATION = "python"
 
-_pins: Sequence[Any] = ()
-_epins: Sequence[Any] = ()
 
-
-def _misplaced(char: str, epin: bool, at_letter: bool) -> int:
-    """The reason for ``char`` standing where the grammar does not allow it."""
-    if char == "+" or char == "-":
-        return E.STATE_MODIFIER
-    if char == "^":
-        return E.TERMINAL_MARKER
-    if epin and char == "'":
-        return E.DERIVATION_MARKER
-    if at_letter or "A" <= char <= "Z" or "a" <= char <= "z":
-        return E.ONE_LETTER
-    return E.UNEXPECTED
-
-
-def _scan(s: str, epin: bool) -> int:
-    """The code of the token ``s``, or minus the reason it is not one."""
-    n = len(s)
-    if n == 0:
-        return -E.EMPTY
-    if n > (4 if epin else 3):
-        return -E.TOO_LONG
-    i = 0
-    rank = RANK_NORMAL
-    if s[0] == "+":
-        rank, i = RANK_ENHANCED, 1
-    elif s[0] == "-":
-        rank, i = RANK_DIMINISHED, 1
-    if i == n:
-        return -E.ONE_LETTER
-    char = s[i]
-    if "A" <= char <= "Z":
-        second, index = 0, ord(char) - 65
-    elif "a" <= char <= "z":
-        second, index = 1, ord(char) - 97
-    else:
-        return -_misplaced(char, epin, at_letter=True)
-    i += 1
-    terminal = derived = 0
-    if i < n and s[i] == "^":
-        terminal, i = 1, i + 1
-    if epin and i < n and s[i] == "'":
-        derived, i = 1, i + 1
-    if i < n:
-        return -_misplaced(s[i], epin, at_letter=False)
-    return compose(index, second, rank, terminal, derived)
-
-
-def _checked(s: object, notation: str) -> str:
+def _exact(s: object, notation: str) -> str:
     if not isinstance(s, str):
         raise TypeError(f"{notation} token must be str, not {type(s).__name__}")
     # An exact str: a subclass's __len__/__getitem__/__eq__ take no part in parsing.
@@ -94,10 +34,17 @@ def _checked(s: object, notation: str) -> str:
 
 def _code(s: object, epin: bool) -> int:
     notation = "EPIN" if epin else "PIN"
-    code = _scan(_checked(s, notation), epin)
+    code = _scan(_exact(s, notation), epin)
     if code < 0:
-        raise ParseError(s, reason_text(-code, notation), notation)
+        raise _ParseError(s, _reason_text(-code, notation), notation)
     return code
+
+
+def _scan_or_fail(s: object, epin: bool) -> int:
+    """The code of s, or -1 when s is no str or no token: the never-raising paths."""
+    if not isinstance(s, str):
+        return -1
+    return _scan(s if type(s) is str else str.__str__(s), epin)
 
 
 def pin_code(s: object) -> int:
@@ -110,64 +57,55 @@ def epin_code(s: object) -> int:
     return _code(s, True)
 
 
-def register(pins: Sequence[Any], epins: Sequence[Any]) -> None:
-    """Give the core the interned objects, indexed by code (None at unused codes)."""
-    global _pins, _epins
-    _pins, _epins = tuple(pins), tuple(epins)
+def parse_pin(s: object) -> _Any:
+    """The Pin of a PIN token: ParseError (a ValueError) if ``s`` is not one, TypeError
+    if it is not a str."""
+    return _objects(False)[_code(s, False)]
 
 
-def parse_pin(s: object) -> Any:
-    return _pins[_code(s, False)]
+def parse_epin(s: object) -> _Any:
+    """The Epin of an EPIN token: ParseError (a ValueError) if ``s`` is not one,
+    TypeError if it is not a str."""
+    return _objects(True)[_code(s, True)]
 
 
-def parse_epin(s: object) -> Any:
-    return _epins[_code(s, True)]
+def safe_parse_pin(s: object) -> _Any:
+    """The Pin of a PIN token, or None for anything else; never raises."""
+    code = _scan_or_fail(s, False)
+    return None if code < 0 else _objects(False)[code]
 
 
-def safe_parse_pin(s: object) -> Any:
-    if not isinstance(s, str):
-        return None
-    code = _scan(_checked(s, "PIN"), False)
-    return None if code < 0 else _pins[code]
-
-
-def safe_parse_epin(s: object) -> Any:
-    if not isinstance(s, str):
-        return None
-    code = _scan(_checked(s, "EPIN"), True)
-    return None if code < 0 else _epins[code]
+def safe_parse_epin(s: object) -> _Any:
+    """The Epin of an EPIN token, or None for anything else; never raises."""
+    code = _scan_or_fail(s, True)
+    return None if code < 0 else _objects(True)[code]
 
 
 def is_valid_pin(s: object) -> bool:
-    return isinstance(s, str) and _scan(_checked(s, "PIN"), False) >= 0
+    """Whether ``s`` is a PIN token (a str matching the whole grammar); never raises."""
+    return _scan_or_fail(s, False) >= 0
 
 
 def is_valid_epin(s: object) -> bool:
-    return isinstance(s, str) and _scan(_checked(s, "EPIN"), True) >= 0
+    """Whether ``s`` is an EPIN token (a str matching the whole grammar); never raises."""
+    return _scan_or_fail(s, True) >= 0
 
-
-def format_code(code: int) -> str:
-    """The EPIN token of a code (a PIN code gives its PIN token); ValueError if invalid."""
-    if not is_code(code):
-        raise ValueError(f"not a token code: {code!r}")
-    index, second = code >> 5, (code >> 4) & 1
-    rank, terminal, derived = (code >> 2) & 3, (code >> 1) & 1, code & 1
-    return (
-        ("-", "+", "")[rank]
-        + chr((97 if second else 65) + index)
-        + ("^" if terminal else "")
-        + ("'" if derived else "")
-    )
-
-
-# Bulk parsing lives beside this module, as _bulk_c.pxi does beside _core_c.pyx.
-from ._bulk_py import TokenArray, parse_many, rebuild_token_array  # noqa: E402
-from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_pin  # noqa: E402
 
 __all__ = [
+    "IMPLEMENTATION",
     "TokenArray",
+    "epin_code",
+    "format_code",
+    "is_valid_epin",
+    "is_valid_pin",
+    "parse_epin",
     "parse_many",
+    "parse_pin",
+    "pin_code",
     "rebuild_token_array",
+    "register",
+    "safe_parse_epin",
+    "safe_parse_pin",
     "scan_epin",
     "scan_pin",
     "tokenize_epin",

@@ -15,7 +15,13 @@ from ._token import Token
 class Epin(Token):
     """An EPIN token: a PIN token and whether the piece's style is derived (EPIN 1.0.0)."""
 
-    __slots__ = ("_ascii", "_token", "code", "is_derived", "pin")
+    __slots__ = {
+        "_ascii": "The token as ASCII bytes.",
+        "_token": "The token as a str.",
+        "code": "The compact code (0..CODE_LIMIT-1), in FEEN's canonical order.",
+        "is_derived": "Whether the piece's style is derived (``'``), not native.",
+        "pin": "The Pin component: abbreviation, side, state, terminal status.",
+    }
 
     pin: Pin
     is_derived: bool
@@ -28,35 +34,21 @@ class Epin(Token):
             raise TypeError(f"pin must be a Pin, not {type(pin).__name__}")
         return _EPINS[pin.code | real_bool(derived, "derived")]  # type: ignore[no-any-return]
 
+    # -- parsing: the core's functions themselves (see Pin) ---------------------------
     if TYPE_CHECKING:
 
         @staticmethod
-        def parse(s: str) -> Epin:
-            """The Epin of an EPIN token; ParseError if invalid, TypeError for a non-str."""
-
+        def parse(s: str) -> Epin: ...
         @staticmethod
-        def safe_parse(s: object) -> Epin | None:
-            """The Epin of an EPIN token, or None; never raises."""
-
+        def safe_parse(s: object) -> Epin | None: ...
         @staticmethod
-        def is_valid(s: object) -> bool:
-            """Whether s is an EPIN token; never raises."""
-
+        def is_valid(s: object) -> bool: ...
         @staticmethod
-        def scan(s: str, pos: int = 0) -> tuple[Epin, int]:
-            """The EPIN token starting at ``s[pos]`` (greedy) and where it ends:
-            ``(Epin, end)``.  ParseError (with ``.position``) if none starts there."""
-
+        def scan(s: str, pos: int = 0) -> tuple[Epin, int]: ...
         @staticmethod
-        def tokenize(s: str) -> list[Epin | str]:
-            """The EPIN tokens of ``s`` in order, written back to back or not; the
-            runs of characters outside EPIN's alphabet between them (digits, ``/``)
-            are kept as ``str`` items.  ParseError (with ``.position``) where a
-            token character starts no token."""
+        def tokenize(s: str) -> list[Epin | str]: ...
 
     else:
-        # Builtins (compiled core) are not descriptors: stored bare, they are called with
-        # no binding step; the twin's plain functions need staticmethod.
         parse = as_static(core.parse_epin)
         safe_parse = as_static(core.safe_parse_epin)
         is_valid = as_static(core.is_valid_epin)
@@ -76,22 +68,28 @@ class Epin(Token):
 
     @property
     def is_native(self) -> bool:
+        """Whether the piece's style is native (no derivation marker)."""
         return not self.is_derived
 
     # -- transformations (EPIN §9.3): idempotent, the same interned objects -----------
     def derive(self) -> Epin:
+        """The same piece with a derived style (``'``)."""
         return _EPINS[self.code | DERIVED_BIT]  # type: ignore[no-any-return]
 
     def native(self) -> Epin:
+        """The same piece with its native style (no marker)."""
         return _EPINS[self.code & ~DERIVED_BIT]  # type: ignore[no-any-return]
 
     def with_pin(self, pin: Pin) -> Epin:
+        """Another Pin component, the same derivation."""
         return Epin(pin, self.is_derived)
 
     def with_derived(self, derived: bool) -> Epin:
+        """The same Pin, derived or native (``derived`` must be a bool)."""
         return self.derive() if real_bool(derived, "derived") else self.native()
 
     def same_derived(self, other: Epin) -> bool:
+        """Whether ``other`` has the same derivation status."""
         return self.is_derived is other.is_derived
 
     # -- the object protocol ------------------------------------------------------------

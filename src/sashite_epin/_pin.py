@@ -12,6 +12,7 @@ from ._core import TokenArray, core
 from ._enums import Side, State
 from ._layout import (
     CODE_LIMIT,
+    LETTER_SHIFT,
     RANK_DIMINISHED,
     RANK_ENHANCED,
     RANK_MASK,
@@ -20,6 +21,8 @@ from ._layout import (
     SIDE_BIT,
     TERMINAL_BIT,
     all_codes,
+    compose,
+    decompose,
 )
 from ._token import Token
 
@@ -47,9 +50,10 @@ def abbr_index(abbr: object) -> int:
 
 
 def side_bit(side: object) -> int:
+    """0 for the first side, 1 for the second; TypeError / ValueError otherwise."""
     if not isinstance(side, str):
         raise TypeError(f"side must be a Side or str, not {type(side).__name__}")
-    return SIDE_BIT if Side(side) is Side.SECOND else 0
+    return 1 if Side(side) is Side.SECOND else 0
 
 
 def state_rank(state: object) -> int:
@@ -78,7 +82,16 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
 class Pin(Token):
     """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
 
-    __slots__ = ("_ascii", "_token", "abbr", "code", "is_terminal", "letter", "side", "state")
+    __slots__ = {
+        "_ascii": "The token as ASCII bytes.",
+        "_token": "The token as a str.",
+        "abbr": 'The abbreviation, the letter in uppercase: ``"A"``..``"Z"``.',
+        "code": "The compact code (0..CODE_LIMIT-1), in FEEN's canonical order.",
+        "is_terminal": "Whether the piece is terminal (``^``).",
+        "letter": "The letter as written, its case giving the side.",
+        "side": "The Side: FIRST for an uppercase letter, SECOND for a lowercase one.",
+        "state": "The State: NORMAL, ENHANCED (``+``) or DIMINISHED (``-``).",
+    }
 
     abbr: str
     side: Side
@@ -96,40 +109,29 @@ class Pin(Token):
         state: State | str = State.NORMAL,
         terminal: bool = False,
     ) -> Pin:
-        code = (
-            (abbr_index(abbr) << 5)
-            | side_bit(side)
-            | (state_rank(state) << RANK_SHIFT)
-            | (TERMINAL_BIT if real_bool(terminal, "terminal") else 0)
+        code = compose(
+            abbr_index(abbr),
+            side_bit(side),
+            state_rank(state),
+            real_bool(terminal, "terminal"),
+            0,
         )
         return _PINS[code]  # type: ignore[no-any-return]
 
-    # -- parsing (the core does it; see _core.py) --------------------------------
+    # -- parsing: the core's functions themselves (their docstrings are the contracts
+    # help() shows); the stubs give type checkers the Pin-typed signatures.
     if TYPE_CHECKING:
 
         @staticmethod
-        def parse(s: str) -> Pin:
-            """The Pin of a PIN token; ParseError if invalid, TypeError for a non-str."""
-
+        def parse(s: str) -> Pin: ...
         @staticmethod
-        def safe_parse(s: object) -> Pin | None:
-            """The Pin of a PIN token, or None; never raises."""
-
+        def safe_parse(s: object) -> Pin | None: ...
         @staticmethod
-        def is_valid(s: object) -> bool:
-            """Whether s is a PIN token; never raises."""
-
+        def is_valid(s: object) -> bool: ...
         @staticmethod
-        def scan(s: str, pos: int = 0) -> tuple[Pin, int]:
-            """The PIN token starting at ``s[pos]`` (greedy) and where it ends:
-            ``(Pin, end)``.  ParseError (with ``.position``) if none starts there."""
-
+        def scan(s: str, pos: int = 0) -> tuple[Pin, int]: ...
         @staticmethod
-        def tokenize(s: str) -> list[Pin | str]:
-            """The PIN tokens of ``s`` in order, written back to back or not; the
-            runs of characters outside PIN's alphabet between them (digits, ``/``)
-            are kept as ``str`` items.  ParseError (with ``.position``) where a
-            token character starts no token."""
+        def tokenize(s: str) -> list[Pin | str]: ...
 
     else:
         # Builtins (compiled core) are not descriptors: stored bare, they are called with
@@ -162,30 +164,37 @@ class Pin(Token):
     # -- accessors ----------------------------------------------------------------
     @property
     def prefix(self) -> str:
+        """The state modifier as written: ``"+"``, ``"-"`` or ``""``."""
         return _PREFIX[(self.code & RANK_MASK) >> RANK_SHIFT]
 
     @property
     def suffix(self) -> str:
+        """The terminal marker as written: ``"^"`` or ``""``."""
         return "^" if self.code & TERMINAL_BIT else ""
 
     @property
     def is_normal(self) -> bool:
+        """Whether the state is normal (no modifier)."""
         return self.state is State.NORMAL
 
     @property
     def is_enhanced(self) -> bool:
+        """Whether the state is enhanced (``+``)."""
         return self.state is State.ENHANCED
 
     @property
     def is_diminished(self) -> bool:
+        """Whether the state is diminished (``-``)."""
         return self.state is State.DIMINISHED
 
     @property
     def is_first(self) -> bool:
+        """Whether the piece belongs to the first side (uppercase letter)."""
         return not self.code & SIDE_BIT
 
     @property
     def is_second(self) -> bool:
+        """Whether the piece belongs to the second side (lowercase letter)."""
         return bool(self.code & SIDE_BIT)
 
     # -- transformations: new codes, the same interned objects ----------------------
@@ -193,48 +202,62 @@ class Pin(Token):
         return _PINS[(self.code & ~RANK_MASK) | (rank << RANK_SHIFT)]  # type: ignore[no-any-return]
 
     def enhance(self) -> Pin:
+        """The same piece in the enhanced state (``+``)."""
         return self._with_rank(RANK_ENHANCED)
 
     def diminish(self) -> Pin:
+        """The same piece in the diminished state (``-``)."""
         return self._with_rank(RANK_DIMINISHED)
 
     def normalize(self) -> Pin:
+        """The same piece in the normal state (no modifier)."""
         return self._with_rank(RANK_NORMAL)
 
     def flip(self) -> Pin:
+        """The same piece for the other side (the letter's case swapped)."""
         return _PINS[self.code ^ SIDE_BIT]  # type: ignore[no-any-return]
 
     def terminal(self) -> Pin:
+        """The same piece, terminal (``^``)."""
         return _PINS[self.code | TERMINAL_BIT]  # type: ignore[no-any-return]
 
     def non_terminal(self) -> Pin:
+        """The same piece, not terminal."""
         return _PINS[self.code & ~TERMINAL_BIT]  # type: ignore[no-any-return]
 
     def with_abbr(self, abbr: str) -> Pin:
-        return _PINS[(self.code & 0x1F) | (abbr_index(abbr) << 5)]  # type: ignore[no-any-return]
+        """The same attributes with another abbreviation, ``"A"``..``"Z"``."""
+        return _PINS[(self.code & ~(-1 << LETTER_SHIFT)) | (abbr_index(abbr) << LETTER_SHIFT)]  # type: ignore[no-any-return]
 
     def with_side(self, side: Side | str) -> Pin:
-        return _PINS[(self.code & ~SIDE_BIT) | side_bit(side)]  # type: ignore[no-any-return]
+        """The same piece for ``side`` (a Side or its value)."""
+        return _PINS[(self.code & ~SIDE_BIT) | (side_bit(side) * SIDE_BIT)]  # type: ignore[no-any-return]
 
     def with_state(self, state: State | str) -> Pin:
+        """The same piece in ``state`` (a State or its value)."""
         return self._with_rank(state_rank(state))
 
     def with_terminal(self, terminal: bool) -> Pin:
+        """The same piece, terminal or not (``terminal`` must be a bool)."""
         if real_bool(terminal, "terminal"):
             return self.terminal()
         return self.non_terminal()
 
     # -- comparisons of one attribute -----------------------------------------------
     def same_abbr(self, other: Pin) -> bool:
+        """Whether ``other`` has the same abbreviation."""
         return self.abbr == other.abbr
 
     def same_side(self, other: Pin) -> bool:
+        """Whether ``other`` belongs to the same side."""
         return self.side is other.side
 
     def same_state(self, other: Pin) -> bool:
+        """Whether ``other`` is in the same state."""
         return self.state is other.state
 
     def same_terminal(self, other: Pin) -> bool:
+        """Whether ``other`` has the same terminal status."""
         return self.is_terminal is other.is_terminal
 
     # -- the object protocol ----------------------------------------------------------
@@ -250,13 +273,13 @@ def _build() -> tuple[Any, ...]:  # Pin at every code, None between
     for code in all_codes(derived=False):
         pin = object.__new__(Pin)
         token = core.format_code(code)
-        second = bool(code & SIDE_BIT)
+        index, second, rank, terminal, _ = decompose(code)
         for name, value in (
-            ("abbr", chr(65 + (code >> 5))),
+            ("abbr", chr(65 + index)),
             ("side", Side.SECOND if second else Side.FIRST),
-            ("state", _STATE_OF[(code & RANK_MASK) >> RANK_SHIFT]),
-            ("is_terminal", bool(code & TERMINAL_BIT)),
-            ("letter", chr((97 if second else 65) + (code >> 5))),
+            ("state", _STATE_OF[rank]),
+            ("is_terminal", bool(terminal)),
+            ("letter", chr((97 if second else 65) + index)),
             ("code", code),
             ("_token", token),
             ("_ascii", token.encode("ascii")),

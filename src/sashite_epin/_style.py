@@ -25,7 +25,10 @@ class NativeStyles(Generic[StyleT]):
     ('chess', 'chess')
     """
 
-    __slots__ = ("first", "second")
+    __slots__ = {
+        "first": "The native style of the first side (uppercase letters).",
+        "second": "The native style of the second side (lowercase letters).",
+    }
 
     first: StyleT
     second: StyleT

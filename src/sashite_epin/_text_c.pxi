@@ -1,5 +1,6 @@
 # Scanning tokens written back to back in a longer text (FEEN placements and hands):
-# part of the compiled core, on top of scan_prefix.  The twin's are in _core_py.py.
+# part of the compiled core (included by _core_c.pyx), on top of scan_prefix.  Its twin
+# is _text_py.py.
 
 from cpython.list cimport PyList_Append
 from cpython.unicode cimport PyUnicode_Substring
@@ -41,8 +42,8 @@ cdef int fail_at(str s, const unsigned char* p, Py_ssize_t pos, int reason, bint
     cdef Py_ssize_t end = n
     if pos < n:
         end = pos + (2 if byte_class[p[pos]] in (K_PLUS, K_MINUS) else 1)
-    raise ParseError(s[pos:min(end, n)], reason_text(reason, notation_of(epin)),
-                     notation_of(epin), None, pos)
+    raise _ParseError(s[pos:min(end, n)], _reason_text(reason, notation_of(epin)),
+                      notation_of(epin), None, pos)
 
 
 cdef object scan_at(object text, object pos, bint epin):
@@ -83,22 +84,30 @@ cdef list tokenize(object text, bint epin):
 
 
 def scan_pin(s, pos=0):
-    """(Pin, end) for the PIN token starting at s[pos] (greedy); ParseError if none."""
+    """The PIN token starting at ``s[pos]`` (greedy) and where it ends: ``(Pin, end)``.
+    ParseError (with ``.position``) if none starts there; ValueError for a ``pos``
+    outside ``0..len(s)``."""
     return scan_at(s, pos, False)
 
 
 def scan_epin(s, pos=0):
-    """(Epin, end) for the EPIN token starting at s[pos] (greedy); ParseError if none."""
+    """The EPIN token starting at ``s[pos]`` (greedy) and where it ends: ``(Epin, end)``.
+    ParseError (with ``.position``) if none starts there; ValueError for a ``pos``
+    outside ``0..len(s)``."""
     return scan_at(s, pos, True)
 
 
 def tokenize_pin(s):
-    """The PIN tokens of s, back to back or not, with the runs of characters outside
-    PIN's alphabet between them as str; ParseError where a token character starts
+    """The PIN tokens of ``s`` in order, written back to back or not, as Pin objects;
+    the runs of characters outside PIN's alphabet between them (digits, ``/``) are kept
+    as ``str`` items.  ParseError (with ``.position``) where a token character starts
     no token."""
     return tokenize(s, False)
 
 
 def tokenize_epin(s):
-    """tokenize_pin for EPIN."""
+    """The EPIN tokens of ``s`` in order, written back to back or not, as Epin objects;
+    the runs of characters outside EPIN's alphabet between them (digits, ``/``) are
+    kept as ``str`` items.  ParseError (with ``.position``) where a token character
+    starts no token."""
     return tokenize(s, True)

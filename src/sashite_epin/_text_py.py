@@ -1,17 +1,14 @@
-"""Twin of _text_c.pxi: scanning tokens written back to back in a longer text.  Greedy
-scanning is the longest prefix that is a whole token, found with the twin's one scanner
-``_scan``; so it can never disagree with single-token parsing."""
+"""Scanning tokens written back to back in a longer text (FEEN placements and hands),
+pure Python: the twin of ``_text_c.pxi``, on top of ``_scan_py.scan_prefix``."""
 
 from __future__ import annotations
 
 import operator
 from typing import Any
 
-from . import _core_py as core
-from ._errors import EMPTY, ParseError, reason_text
-
-_LETTERS = frozenset(map(chr, [*range(65, 91), *range(97, 123)]))
-_ALPHABET = {False: _LETTERS | set("+-^"), True: _LETTERS | set("+-^'")}
+from ._errors import ParseError, reason_text
+from ._objects_py import objects
+from ._scan_py import in_alphabet, scan_prefix
 
 
 def _notation(epin: bool) -> str:
@@ -22,18 +19,6 @@ def _text(s: object, epin: bool) -> str:
     if not isinstance(s, str):
         raise TypeError(f"{_notation(epin)} text must be str, not {type(s).__name__}")
     return s if type(s) is str else str.__str__(s)
-
-
-def scan_prefix(s: str, pos: int, epin: bool) -> tuple[int, int]:
-    """(code, length) of the token starting at s[pos], or (-reason, 0)."""
-    if pos >= len(s):
-        return -EMPTY, 0
-    for length in range(min(len(s) - pos, 4 if epin else 3), 0, -1):
-        code = core._scan(s[pos : pos + length], epin)
-        if code >= 0:
-            return code, length
-    slot = 2 if s[pos] in "+-" else 1  # the letter slot decides the reason
-    return core._scan(s[pos : pos + slot], epin), 0
 
 
 def _fail(s: str, pos: int, reason: int, epin: bool) -> ParseError:
@@ -51,16 +36,16 @@ def _scan_at(text: object, pos: object, epin: bool) -> tuple[Any, int]:
     code, length = scan_prefix(s, start, epin)
     if code < 0:
         raise _fail(s, start, -code, epin)
-    return (core._epins if epin else core._pins)[code], start + length
+    return objects(epin)[code], start + length
 
 
 def _tokenize(text: object, epin: bool) -> list[Any]:
     s = _text(text, epin)
-    alphabet, table = _ALPHABET[epin], core._epins if epin else core._pins
+    table = objects(epin)
     result: list[Any] = []
     i = run = 0
     while i < len(s):
-        if s[i] not in alphabet:
+        if not in_alphabet(s[i], epin):
             i += 1
             continue
         if run < i:
@@ -76,16 +61,30 @@ def _tokenize(text: object, epin: bool) -> list[Any]:
 
 
 def scan_pin(s: object, pos: int = 0) -> tuple[Any, int]:
+    """The PIN token starting at ``s[pos]`` (greedy) and where it ends: ``(Pin, end)``.
+    ParseError (with ``.position``) if none starts there; ValueError for a ``pos``
+    outside ``0..len(s)``."""
     return _scan_at(s, pos, False)
 
 
 def scan_epin(s: object, pos: int = 0) -> tuple[Any, int]:
+    """The EPIN token starting at ``s[pos]`` (greedy) and where it ends: ``(Epin, end)``.
+    ParseError (with ``.position``) if none starts there; ValueError for a ``pos``
+    outside ``0..len(s)``."""
     return _scan_at(s, pos, True)
 
 
 def tokenize_pin(s: object) -> list[Any]:
+    """The PIN tokens of ``s`` in order, written back to back or not, as Pin objects;
+    the runs of characters outside PIN's alphabet between them (digits, ``/``) are kept
+    as ``str`` items.  ParseError (with ``.position``) where a token character starts
+    no token."""
     return _tokenize(s, False)
 
 
 def tokenize_epin(s: object) -> list[Any]:
+    """The EPIN tokens of ``s`` in order, written back to back or not, as Epin objects;
+    the runs of characters outside EPIN's alphabet between them (digits, ``/``) are
+    kept as ``str`` items.  ParseError (with ``.position``) where a token character
+    starts no token."""
     return _tokenize(s, True)

@@ -1,0 +1,301 @@
+# TokenArray, the result of parse_many: part of the compiled core (included by
+# _core_c.pyx).  Its twin is _array_py.py.  The input readers are in _bulk_c.pxi.
+
+from cpython.buffer cimport PyBUF_FORMAT, PyBUF_WRITABLE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from cpython cimport array
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+import array as _py_array
+
+# Slack after the last record: a record is written as one 8-byte store.
+DEF SLACK = 8
+cdef const char* RECORD_FORMAT = b"T{B:letter:B:side:B:state:B:terminal:B:derived:}"
+
+# What formatting back needs, per code: the record, the token's bytes and length, its str.
+cdef unsigned char record_of[1024][8]         # 0 beyond the valid codes
+cdef unsigned char token_bytes[CODE_LIMIT][4]
+cdef unsigned char token_length[CODE_LIMIT]
+cdef PyObject* token_strs[CODE_LIMIT]
+cdef list kept_strs = []  # owns the references behind token_strs
+
+
+cdef void build_format_tables() noexcept nogil:
+    cdef int code
+    memset(record_of, 0, sizeof(record_of))
+    for code in range(CODE_LIMIT):
+        token_length[code] = 0
+        if code_is_valid(code):
+            token_length[code] = format_token(code, <char*>token_bytes[code])
+            code_record(code, record_of[code])
+
+
+cdef void keep_token_strs():
+    cdef int code
+    for code in range(CODE_LIMIT):
+        token = format_code(code) if code_is_valid(code) else None
+        kept_strs.append(token)
+        token_strs[code] = <PyObject*>token
+
+
+build_format_tables()
+keep_token_strs()
+
+
+cdef struct IndexList:  # invalid indices under errors="mark", grown without the GIL
+    Py_ssize_t* items
+    Py_ssize_t count
+    Py_ssize_t room
+
+
+cdef int index_list_add(IndexList* lst, Py_ssize_t index) noexcept nogil:
+    cdef Py_ssize_t* grown
+    if lst.count == lst.room:
+        lst.room = lst.room * 2 + 16
+        grown = <Py_ssize_t*>realloc(lst.items, lst.room * sizeof(Py_ssize_t))
+        if grown == NULL:
+            return -1
+        lst.items = grown
+    lst.items[lst.count] = index
+    lst.count += 1
+    return 0
+
+
+cdef object index_array(IndexList* lst):
+    cdef array.array result = _py_array.array("q", [0]) * lst.count
+    cdef Py_ssize_t i
+    for i in range(lst.count):
+        result.data.as_longlongs[i] = lst.items[i]
+    return result
+
+
+@cython.final
+cdef class TokenArray:
+    """The result of ``parse_many``: one 5-byte record per token.
+
+    ``len()``, indexing and iteration give the interned Pin / Epin objects (``None`` at
+    an entry marked invalid); the records are a structured array with uint8 fields
+    ``letter, side, state, terminal, derived`` (zero-copy with ``numpy.asarray``).
+    ``tokens()``, ``to_bytes()`` and ``codes()`` format back.
+    """
+
+    cdef unsigned char* records
+    cdef Py_ssize_t count
+    cdef bint epin
+    cdef object _invalid
+    cdef Py_ssize_t view_shape[1]
+    cdef Py_ssize_t view_strides[1]
+
+    def __cinit__(self):
+        self.records = NULL
+        self.count = 0
+        self._invalid = EMPTY_INDICES
+
+    def __dealloc__(self):
+        free(self.records)
+
+    @property
+    def notation(self):
+        """``"PIN"`` or ``"EPIN"``."""
+        return "EPIN" if self.epin else "PIN"
+
+    @property
+    def invalid(self):
+        """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
+        return self._invalid
+
+    def __len__(self):
+        return self.count
+
+    cdef object entry(self, Py_ssize_t i):
+        cdef int code = record_code(self.records + 5 * i)
+        return None if code < 0 else table_object(code, self.epin)
+
+    def __getitem__(self, index):
+        cdef Py_ssize_t i
+        if isinstance(index, slice):
+            return self.take(range(self.count)[index])
+        i = index
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError("TokenArray index out of range")
+        return self.entry(i)
+
+    cdef TokenArray take(self, object indices):
+        cdef Py_ssize_t k = 0, i
+        cdef TokenArray part = new_token_array(len(indices), self.epin)
+        marked = []
+        for i in indices:
+            memcpy(part.records + 5 * k, self.records + 5 * i, 5)
+            if self.records[5 * i] == 0:
+                marked.append(k)
+            k += 1
+        if marked:
+            part._invalid = _py_array.array("q", marked)
+        return part
+
+    def __iter__(self):
+        cdef Py_ssize_t i
+        for i in range(self.count):
+            yield self.entry(i)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        if flags & PyBUF_WRITABLE:
+            raise BufferError("TokenArray is read-only")
+        self.view_shape[0] = self.count
+        self.view_strides[0] = 5
+        view.buf = self.records
+        view.obj = self
+        view.len = 5 * self.count
+        view.readonly = 1
+        view.itemsize = 5
+        view.format = <char*>RECORD_FORMAT if flags & PyBUF_FORMAT else NULL
+        view.ndim = 1
+        view.shape = self.view_shape
+        view.strides = self.view_strides
+        view.suboffsets = NULL
+        view.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    cdef int first_marked(self) except -2:
+        if len(self._invalid):
+            raise ValueError(f"entry {self._invalid[0]} is invalid: nothing to format")
+        return 0
+
+    def tokens(self):
+        """The tokens as a list of str (ValueError if any entry is marked invalid)."""
+        cdef Py_ssize_t i
+        cdef PyObject* token
+        self.first_marked()
+        result = PyList_New(self.count)
+        for i in range(self.count):
+            token = token_strs[record_code(self.records + 5 * i)]
+            Py_INCREF(<object>token)
+            PyList_SET_ITEM(result, i, <object>token)
+        return result
+
+    def to_bytes(self, sep=b"\n"):
+        """The tokens joined by ``sep`` (bytes): what parse_many read, for single separators."""
+        cdef const unsigned char[::1] separator = (
+            sep if isinstance(sep, bytes) else memoryview(sep).cast("B"))
+        cdef Py_ssize_t sep_len = separator.shape[0], total = 0, i
+        cdef int code
+        cdef char* out
+        self.first_marked()
+        if self.count == 0:
+            return b""
+        for i in range(self.count):
+            total += token_length[record_code(self.records + 5 * i)]
+        total += sep_len * (self.count - 1)
+        result = PyBytes_FromStringAndSize(NULL, total)
+        out = PyBytes_AS_STRING(result)
+        with nogil:
+            join_tokens(self.records, self.count, &separator[0] if sep_len else NULL, sep_len, out)
+        return result
+
+    def codes(self):
+        """The codes as an array('H'); 0xFFFF at entries marked invalid."""
+        cdef array.array result = _py_array.array("H", [0]) * self.count
+        cdef Py_ssize_t i
+        cdef int code
+        for i in range(self.count):
+            code = record_code(self.records + 5 * i)
+            result.data.as_ushorts[i] = 0xFFFF if code < 0 else code
+        return result
+
+    def sorted(self):
+        """A new TokenArray of the same tokens in code order, which is FEEN's canonical
+        hand order (a counting sort: O(n)); ValueError if any entry is marked invalid."""
+        cdef Py_ssize_t i, start = 0, count[CODE_LIMIT]
+        cdef int code
+        cdef TokenArray result
+        self.first_marked()
+        result = new_token_array(self.count, self.epin)
+        memset(count, 0, sizeof(count))
+        with nogil:
+            for i in range(self.count):
+                count[record_code(self.records + 5 * i)] += 1
+            for code in range(CODE_LIMIT):
+                for i in range(start, start + count[code]):
+                    memcpy(result.records + 5 * i, record_of[code], 8)
+                start += count[code]
+        return result
+
+    def __eq__(self, other):
+        if not isinstance(other, TokenArray):
+            return NotImplemented
+        cdef TokenArray that = other
+        return (self.epin == that.epin and self.count == that.count
+                and (<bytes>self.records[:5 * self.count])
+                == (<bytes>that.records[:5 * that.count]))
+
+    __hash__ = None
+
+    def __repr__(self):
+        shown = ", ".join(repr(None if e is None else str(e)) for e in self[:4])
+        more = ", ..." if self.count > 4 else ""
+        return f"<TokenArray {self.notation} [{shown}{more}] ({self.count} tokens)>"
+
+    def __reduce__(self):
+        return (rebuild_token_array, (self.epin, bytes(self)))
+
+
+cdef object EMPTY_INDICES = _py_array.array("q")
+
+
+cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
+                      const unsigned char* sep, Py_ssize_t sep_len, char* out) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef int code
+    for i in range(count):
+        code = record_code(records + 5 * i)
+        memcpy(out, token_bytes[code], token_length[code])
+        out += token_length[code]
+        if i + 1 < count:
+            if sep_len == 1:
+                out[0] = sep[0]
+            else:
+                memcpy(out, sep, sep_len)
+            out += sep_len
+
+
+cdef TokenArray new_token_array(Py_ssize_t count, bint epin):
+    cdef TokenArray result = TokenArray.__new__(TokenArray)
+    result.records = <unsigned char*>malloc(5 * count + SLACK)
+    if result.records == NULL:
+        raise MemoryError()
+    result.count = count
+    result.epin = epin
+    return result
+
+
+def rebuild_token_array(bint epin, bytes records):
+    """Unpickling: records are checked, never trusted."""
+    cdef Py_ssize_t count = len(records) // 5, i
+    cdef TokenArray result
+    cdef const unsigned char* r = records
+    if len(records) % 5:
+        raise ValueError("records must be a multiple of 5 bytes")
+    result = new_token_array(count, epin)
+    marked = []
+    for i in range(count):
+        code = record_code(r + 5 * i)
+        if code < 0 and r[5 * i + 1 : 5 * i + 5] == b"\0\0\0\0":
+            marked.append(i)
+        elif not (code_is_valid(code) and (epin or not code & 1)
+                  and memcmp5(record_of[code], r + 5 * i)):
+            raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
+    memcpy(result.records, r, 5 * count)
+    if marked:
+        result._invalid = _py_array.array("q", marked)
+    return result
+
+
+cdef inline bint memcmp5(const unsigned char* a, const unsigned char* b) noexcept nogil:
+    return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]

@@ -1,0 +1,143 @@
+"""TokenArray, the result of ``parse_many``, pure Python: the twin of ``_array_c.pxi``.
+
+Same contents and the same methods; numpy reads the records through ``__array__``
+(zero-copy ``numpy.frombuffer`` over immutable bytes) where the compiled TokenArray
+exports the buffer protocol itself.
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
+from ._objects_py import objects
+from ._scan_py import format_code
+
+_ZERO = bytes(RECORD_SIZE)
+
+
+class TokenArray:
+    """The result of ``parse_many``: one 5-byte record per token.
+
+    ``len()``, indexing and iteration give the interned Pin / Epin objects (``None`` at
+    an entry marked invalid); the records are a structured array with uint8 fields
+    ``letter, side, state, terminal, derived`` (zero-copy with ``numpy.asarray``).
+    ``tokens()``, ``to_bytes()`` and ``codes()`` format back.
+    """
+
+    __slots__ = ("_epin", "_invalid", "_records")
+
+    _records: bytes
+    _epin: bool
+    _invalid: array[int]
+
+    @classmethod
+    def _make(cls, epin: bool, records: bytes, invalid: Sequence[int]) -> TokenArray:
+        self = object.__new__(cls)
+        self._records, self._epin, self._invalid = records, epin, array("q", invalid)
+        return self
+
+    @property
+    def notation(self) -> str:
+        """``"PIN"`` or ``"EPIN"``."""
+        return "EPIN" if self._epin else "PIN"
+
+    @property
+    def invalid(self) -> array[int]:
+        """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
+        return self._invalid
+
+    def __len__(self) -> int:
+        return len(self._records) // RECORD_SIZE
+
+    def _code(self, i: int) -> int:
+        return code_of_record(self._records[RECORD_SIZE * i : RECORD_SIZE * (i + 1)])
+
+    def _entry(self, i: int) -> Any:
+        code = self._code(i)
+        return None if code < 0 else objects(self._epin)[code]
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            picked = range(len(self))[index]
+            records = b"".join(self._records[5 * i : 5 * i + 5] for i in picked)
+            marked = [k for k, i in enumerate(picked) if self._records[5 * i] == 0]
+            return TokenArray._make(self._epin, records, marked)
+        i = operator.index(index)
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("TokenArray index out of range")
+        return self._entry(i)
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self._entry(i) for i in range(len(self)))
+
+    def _check_complete(self) -> None:
+        if len(self._invalid):
+            raise ValueError(f"entry {self._invalid[0]} is invalid: nothing to format")
+
+    def tokens(self) -> list[str]:
+        """The tokens as a list of str (ValueError if any entry is marked invalid)."""
+        self._check_complete()
+        return [format_code(self._code(i)) for i in range(len(self))]
+
+    def sorted(self) -> TokenArray:
+        """A new TokenArray of the same tokens in code order, which is FEEN's canonical
+        hand order; ValueError if any entry is marked invalid."""
+        self._check_complete()
+        order = sorted(range(len(self)), key=self._code)
+        return TokenArray._make(
+            self._epin, b"".join(self._records[5 * i : 5 * i + 5] for i in order), []
+        )
+
+    def to_bytes(self, sep: bytes = b"\n") -> bytes:
+        """The tokens joined by ``sep`` (bytes): what parse_many read, for single
+        separators."""
+        self._check_complete()
+        return bytes(memoryview(sep).cast("B")).join(t.encode("ascii") for t in self.tokens())
+
+    def codes(self) -> array[int]:
+        """The codes as an array('H'); 0xFFFF at entries marked invalid."""
+        return array("H", [0xFFFF if (c := self._code(i)) < 0 else c for i in range(len(self))])
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        import numpy
+
+        fields = numpy.dtype([(name, "u1") for name in RECORD_FIELDS])
+        records = numpy.frombuffer(self._records, dtype=fields)  # read-only, shared
+        return records if dtype is None else records.astype(dtype)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TokenArray):
+            return NotImplemented
+        return self._epin == other._epin and self._records == other._records
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(None if e is None else str(e)) for e in self[:4])
+        more = ", ..." if len(self) > 4 else ""
+        return f"<TokenArray {self.notation} [{shown}{more}] ({len(self)} tokens)>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (rebuild_token_array, (self._epin, self._records))
+
+
+def rebuild_token_array(epin: bool, records: bytes) -> TokenArray:
+    """Unpickling: records are checked, never trusted."""
+    if len(records) % RECORD_SIZE:
+        raise ValueError("records must be a multiple of 5 bytes")
+    marked = []
+    for i in range(len(records) // RECORD_SIZE):
+        r = records[5 * i : 5 * i + 5]
+        if r == _ZERO:
+            marked.append(i)
+            continue
+        code = code_of_record(r)
+        if not (is_code(code) and (epin or not code & 1) and record_of_code(code) == r):
+            raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
+    return TokenArray._make(epin, bytes(records), marked)
