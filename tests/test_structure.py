@@ -26,9 +26,12 @@ SOURCE = Path(__file__).parent.parent / "src" / "sashite_epin"
 TWIN_ORDER = [
     "_errors",
     "_layout",
+    "_inputs",
+    "_selection",
     "_scan_py",
     "_objects_py",
     "_array_py",
+    "_arrow_py",
     "_bulk_py",
     "_text_py",
     "_core_py",
@@ -40,6 +43,7 @@ PARTS = {
     "_objects_c.pxi": "_objects_py.py",
     "_array_c.pxi": "_array_py.py",
     "_bulk_c.pxi": "_bulk_py.py",
+    "_arrow_c.pxi": "_arrow_py.py",
     "_text_c.pxi": "_text_py.py",
 }
 

@@ -11,6 +11,8 @@ from libc.string cimport memcpy, memset
 
 import array as _py_array
 
+from sashite_epin import _selection
+
 # Slack after the last record: a record is written as one 8-byte store.
 DEF SLACK = 8
 cdef const char* RECORD_FORMAT = b"T{B:letter:B:side:B:state:B:terminal:B:derived:}"
@@ -45,31 +47,42 @@ build_format_tables()
 keep_token_strs()
 
 
-cdef struct IndexList:  # invalid indices under errors="mark", grown without the GIL
-    Py_ssize_t* items
+cdef struct Mark:  # an entry marked invalid under errors="mark"
+    Py_ssize_t index    # its index in the result
+    Py_ssize_t start    # where the reader found its text: an item, a byte offset, ...
+    Py_ssize_t length   # the text's length, in the reader's units
+    int reason
+
+
+cdef struct MarkList:  # grown without the GIL
+    Mark* items
     Py_ssize_t count
     Py_ssize_t room
 
 
-cdef int index_list_add(IndexList* lst, Py_ssize_t index) noexcept nogil:
-    cdef Py_ssize_t* grown
+cdef int mark_add(MarkList* lst, Py_ssize_t index, Py_ssize_t start, Py_ssize_t length,
+                  int reason) noexcept nogil:
+    cdef Mark* grown
     if lst.count == lst.room:
         lst.room = lst.room * 2 + 16
-        grown = <Py_ssize_t*>realloc(lst.items, lst.room * sizeof(Py_ssize_t))
+        grown = <Mark*>realloc(lst.items, lst.room * sizeof(Mark))
         if grown == NULL:
             return -1
         lst.items = grown
-    lst.items[lst.count] = index
+    lst.items[lst.count] = Mark(index, start, length, reason)
     lst.count += 1
     return 0
 
 
-cdef object index_array(IndexList* lst):
-    cdef array.array result = _py_array.array("q", [0]) * lst.count
+cdef void set_marks(TokenArray result, MarkList* lst, list rejected):
+    """The marked entries of a result: their indices, and for each the rejected entry
+    (token, reason number, byte offset or None, line or None) a reader made of it."""
+    cdef array.array indices = _py_array.array("q", [0]) * lst.count
     cdef Py_ssize_t i
     for i in range(lst.count):
-        result.data.as_longlongs[i] = lst.items[i]
-    return result
+        indices.data.as_longlongs[i] = lst.items[i].index
+    result._invalid = indices
+    result._rejected = rejected
 
 
 @cython.final
@@ -85,7 +98,8 @@ cdef class TokenArray:
     cdef unsigned char* records
     cdef Py_ssize_t count
     cdef bint epin
-    cdef object _invalid
+    cdef object _invalid       # array('q'): the indices of the entries marked invalid
+    cdef list _rejected        # for each: (token, reason number, byte offset, line)
     cdef Py_ssize_t view_shape[1]
     cdef Py_ssize_t view_strides[1]
 
@@ -93,6 +107,7 @@ cdef class TokenArray:
         self.records = NULL
         self.count = 0
         self._invalid = EMPTY_INDICES
+        self._rejected = []
 
     def __dealloc__(self):
         free(self.records)
@@ -107,6 +122,16 @@ cdef class TokenArray:
         """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
         return self._invalid
 
+    def errors(self):
+        """A ParseError for each entry marked invalid, in index order: its ``token``
+        (the text as read: str, bytes for bytes and numpy S input, the missing value
+        itself), ``reason``, ``index``, and for bytes input ``position`` (byte offset)
+        and ``line``."""
+        notation = notation_of(self.epin)
+        return [_ParseError(token, _reason_text(reason, notation), notation, index, where,
+                            line)
+                for index, (token, reason, where, line) in zip(self._invalid, self._rejected)]
+
     def __len__(self):
         return self.count
 
@@ -115,28 +140,57 @@ cdef class TokenArray:
         return None if code < 0 else table_object(code, self.epin)
 
     def __getitem__(self, index):
+        """An entry (an int index), or a new TokenArray of the entries a slice, a
+        boolean mask of the same length or an array of integers picks."""
         cdef Py_ssize_t i
-        if isinstance(index, slice):
-            return self.take(range(self.count)[index])
-        i = index
-        if i < 0:
-            i += self.count
-        if not 0 <= i < self.count:
-            raise IndexError("TokenArray index out of range")
-        return self.entry(i)
+        one = _selection.scalar(index)
+        if one is not None:
+            i = one
+            if i < 0:
+                i += self.count
+            if not 0 <= i < self.count:
+                raise IndexError("TokenArray index out of range")
+            return self.entry(i)
+        return self.take(_selection.positions(index, self.count))
+
+    def valid(self):
+        """A new TokenArray of the entries not marked invalid, in order."""
+        cdef TokenArray result
+        cdef Py_ssize_t i, k = 0
+        if not len(self._invalid):
+            return self
+        result = new_token_array(self.count - len(self._invalid), self.epin)
+        for i in range(self.count):
+            if self.records[5 * i]:
+                memcpy(result.records + 5 * k, self.records + 5 * i, 5)
+                k += 1
+        return result
+
+    def __add__(self, other):
+        """The entries of both, in order (same notation only)."""
+        if not isinstance(other, TokenArray):
+            return NotImplemented
+        if (<TokenArray>other).epin != self.epin:
+            raise TypeError("a PIN TokenArray and an EPIN one do not concatenate")
+        return concatenate([self, other], self.epin)
 
     cdef TokenArray take(self, object indices):
         cdef Py_ssize_t k = 0, i
         cdef TokenArray part = new_token_array(len(indices), self.epin)
+        cdef dict rejected = self.rejected_by_index()
         marked = []
         for i in indices:
             memcpy(part.records + 5 * k, self.records + 5 * i, 5)
             if self.records[5 * i] == 0:
                 marked.append(k)
+                part._rejected.append(rejected[i])
             k += 1
         if marked:
             part._invalid = _py_array.array("q", marked)
         return part
+
+    cdef dict rejected_by_index(self):
+        return dict(zip(self._invalid, self._rejected)) if self._rejected else {}
 
     def __iter__(self):
         cdef Py_ssize_t i
@@ -243,7 +297,7 @@ cdef class TokenArray:
         return f"<TokenArray {self.notation} [{shown}{more}] ({self.count} tokens)>"
 
     def __reduce__(self):
-        return (rebuild_token_array, (self.epin, bytes(self)))
+        return (rebuild_token_array, (self.epin, bytes(self), self._rejected))
 
 
 cdef object EMPTY_INDICES = _py_array.array("q")
@@ -275,8 +329,9 @@ cdef TokenArray new_token_array(Py_ssize_t count, bint epin):
     return result
 
 
-def rebuild_token_array(bint epin, bytes records):
-    """Unpickling: records are checked, never trusted."""
+def rebuild_token_array(bint epin, bytes records, rejected=()):
+    """Unpickling: records are checked, never trusted; rejected holds one
+    (token, reason, byte offset, line) per zero record."""
     cdef Py_ssize_t count = len(records) // 5, i
     cdef TokenArray result
     cdef const unsigned char* r = records
@@ -294,8 +349,67 @@ def rebuild_token_array(bint epin, bytes records):
     memcpy(result.records, r, 5 * count)
     if marked:
         result._invalid = _py_array.array("q", marked)
+    result._rejected = checked_rejected(rejected, len(marked))
     return result
+
+
+cdef list checked_rejected(object rejected, Py_ssize_t count):
+    rejected = list(rejected)
+    if not rejected:
+        return [(None, R_MISSING, None, None)] * count
+    if len(rejected) != count or not all(
+            isinstance(r, tuple) and len(r) == 4 and type(r[1]) is int
+            and 1 <= r[1] <= R_MISSING for r in rejected):
+        raise ValueError("rejected entries do not match the marked records")
+    return rejected
 
 
 cdef inline bint memcmp5(const unsigned char* a, const unsigned char* b) noexcept nogil:
     return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]
+
+
+cdef TokenArray concatenate(list parts, bint epin):
+    """One TokenArray of the parts' entries in order (their marks shifted with them)."""
+    cdef Py_ssize_t total = 0, at = 0
+    cdef TokenArray part, result
+    for part in parts:
+        total += part.count
+    result = new_token_array(total, epin)
+    marked = _py_array.array("q")
+    for part in parts:
+        memcpy(result.records + 5 * at, part.records, 5 * part.count)
+        if len(part._invalid):
+            marked.extend([at + i for i in part._invalid])
+            result._rejected.extend(part._rejected)
+        at += part.count
+    if len(marked):
+        result._invalid = marked
+    return result
+
+
+def from_codes(codes, bint epin):
+    """A TokenArray of the tokens whose codes these are (what ``codes()`` gives: an
+    array('H'), a numpy integer array, any iterable of ints).  0xFFFF, the code
+    ``codes()`` gives an entry marked invalid, marks the entry invalid again (its text
+    is not in a code: the reason is "missing value"); any other value that is no code
+    of the notation is a ValueError."""
+    values = codes.tolist() if hasattr(codes, "tolist") else list(codes)
+    cdef Py_ssize_t i, count = len(values)
+    cdef TokenArray result = new_token_array(count, epin)
+    cdef object value
+    marked = []
+    for i in range(count):
+        value = values[i]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"code {i} is {type(value).__name__}, not int")
+        if value == 0xFFFF:
+            memset(result.records + 5 * i, 0, 5)
+            marked.append(i)
+        elif not (0 <= value < CODE_LIMIT and code_is_valid(value) and (epin or not value & 1)):
+            raise ValueError(f"code {i}, {value}, is no {notation_of(epin)} token's code")
+        else:
+            memcpy(result.records + 5 * i, record_of[<int>value], 5)
+    if marked:
+        result._invalid = _py_array.array("q", marked)
+        result._rejected = [(None, R_MISSING, None, None)] * len(marked)
+    return result

@@ -7,14 +7,19 @@ exports the buffer protocol itself.
 
 from __future__ import annotations
 
-import operator
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ._errors import MISSING, ParseError, reason_text
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
 from ._objects_py import objects
 from ._scan_py import format_code
+from ._selection import positions, scalar
+
+# What a reader keeps of an entry it marked invalid: its token as read, the reason
+# number, and for bytes input its byte offset and line.
+Rejected = tuple[object, int, int | None, int | None]
 
 _ZERO = bytes(RECORD_SIZE)
 
@@ -28,16 +33,20 @@ class TokenArray:
     ``tokens()``, ``to_bytes()`` and ``codes()`` format back.
     """
 
-    __slots__ = ("_epin", "_invalid", "_records")
+    __slots__ = ("_epin", "_invalid", "_records", "_rejected")
 
     _records: bytes
     _epin: bool
     _invalid: array[int]
+    _rejected: list[Rejected]
 
     @classmethod
-    def _make(cls, epin: bool, records: bytes, invalid: Sequence[int]) -> TokenArray:
+    def _make(
+        cls, epin: bool, records: bytes, invalid: Sequence[int], rejected: Sequence[Rejected]
+    ) -> TokenArray:
         self = object.__new__(cls)
         self._records, self._epin, self._invalid = records, epin, array("q", invalid)
+        self._rejected = list(rejected)
         return self
 
     @property
@@ -50,6 +59,19 @@ class TokenArray:
         """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
         return self._invalid
 
+    def errors(self) -> list[ParseError]:
+        """A ParseError for each entry marked invalid, in index order: its ``token``
+        (the text as read: str, bytes for bytes and numpy S input, the missing value
+        itself), ``reason``, ``index``, and for bytes input ``position`` (byte offset)
+        and ``line``."""
+        notation = self.notation
+        return [
+            ParseError(token, reason_text(reason, notation), notation, index, where, line)
+            for index, (token, reason, where, line) in zip(
+                self._invalid, self._rejected, strict=True
+            )
+        ]
+
     def __len__(self) -> int:
         return len(self._records) // RECORD_SIZE
 
@@ -60,18 +82,36 @@ class TokenArray:
         code = self._code(i)
         return None if code < 0 else objects(self._epin)[code]
 
-    def __getitem__(self, index: int | slice) -> Any:
-        if isinstance(index, slice):
-            picked = range(len(self))[index]
-            records = b"".join(self._records[5 * i : 5 * i + 5] for i in picked)
-            marked = [k for k, i in enumerate(picked) if self._records[5 * i] == 0]
-            return TokenArray._make(self._epin, records, marked)
-        i = operator.index(index)
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError("TokenArray index out of range")
-        return self._entry(i)
+    def __getitem__(self, index: object) -> Any:
+        """An entry (an int index), or a new TokenArray of the entries a slice, a
+        boolean mask of the same length or an array of integers picks."""
+        one = scalar(index)
+        if one is not None:
+            i = one + len(self) if one < 0 else one
+            if not 0 <= i < len(self):
+                raise IndexError("TokenArray index out of range")
+            return self._entry(i)
+        return self._take(positions(index, len(self)))
+
+    def _take(self, picked: Sequence[int]) -> TokenArray:
+        records = b"".join(self._records[5 * i : 5 * i + 5] for i in picked)
+        rejected = dict(zip(self._invalid, self._rejected, strict=True))
+        marked = [(k, rejected[i]) for k, i in enumerate(picked) if self._records[5 * i] == 0]
+        return TokenArray._make(self._epin, records, [k for k, _ in marked], [r for _, r in marked])
+
+    def valid(self) -> TokenArray:
+        """A new TokenArray of the entries not marked invalid, in order."""
+        if not len(self._invalid):
+            return self
+        return self._take([i for i in range(len(self)) if self._records[5 * i]])
+
+    def __add__(self, other: object) -> TokenArray:
+        """The entries of both, in order (same notation only)."""
+        if not isinstance(other, TokenArray):
+            return NotImplemented
+        if other._epin != self._epin:
+            raise TypeError("a PIN TokenArray and an EPIN one do not concatenate")
+        return concatenate([self, other], self._epin)
 
     def __iter__(self) -> Iterator[Any]:
         return (self._entry(i) for i in range(len(self)))
@@ -91,7 +131,7 @@ class TokenArray:
         self._check_complete()
         order = sorted(range(len(self)), key=self._code)
         return TokenArray._make(
-            self._epin, b"".join(self._records[5 * i : 5 * i + 5] for i in order), []
+            self._epin, b"".join(self._records[5 * i : 5 * i + 5] for i in order), [], []
         )
 
     def to_bytes(self, sep: bytes = b"\n") -> bytes:
@@ -124,11 +164,14 @@ class TokenArray:
         return f"<TokenArray {self.notation} [{shown}{more}] ({len(self)} tokens)>"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (rebuild_token_array, (self._epin, self._records))
+        return (rebuild_token_array, (self._epin, self._records, self._rejected))
 
 
-def rebuild_token_array(epin: bool, records: bytes) -> TokenArray:
-    """Unpickling: records are checked, never trusted."""
+def rebuild_token_array(
+    epin: bool, records: bytes, rejected: Sequence[Rejected] = ()
+) -> TokenArray:
+    """Unpickling: records are checked, never trusted; rejected holds one
+    (token, reason, byte offset, line) per zero record."""
     if len(records) % RECORD_SIZE:
         raise ValueError("records must be a multiple of 5 bytes")
     marked = []
@@ -140,4 +183,51 @@ def rebuild_token_array(epin: bool, records: bytes) -> TokenArray:
         code = code_of_record(r)
         if not (is_code(code) and (epin or not code & 1) and record_of_code(code) == r):
             raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
-    return TokenArray._make(epin, bytes(records), marked)
+    return TokenArray._make(epin, bytes(records), marked, _checked_rejected(rejected, len(marked)))
+
+
+def _checked_rejected(rejected: Sequence[Rejected], count: int) -> list[Rejected]:
+    rejected = list(rejected)
+    if not rejected:
+        return [(None, MISSING, None, None)] * count
+    if len(rejected) != count or not all(
+        isinstance(r, tuple) and len(r) == 4 and type(r[1]) is int and 1 <= r[1] <= MISSING
+        for r in rejected
+    ):
+        raise ValueError("rejected entries do not match the marked records")
+    return rejected
+
+
+def concatenate(parts: Sequence[TokenArray], epin: bool) -> TokenArray:
+    """One TokenArray of the parts' entries in order (their marks shifted with them)."""
+    invalid: list[int] = []
+    rejected: list[Rejected] = []
+    at = 0
+    for part in parts:
+        invalid += [at + i for i in part._invalid]
+        rejected += part._rejected
+        at += len(part)
+    return TokenArray._make(epin, b"".join(p._records for p in parts), invalid, rejected)
+
+
+def from_codes(codes: object, epin: bool) -> TokenArray:
+    """A TokenArray of the tokens whose codes these are (what ``codes()`` gives: an
+    array('H'), a numpy integer array, any iterable of ints).  0xFFFF, the code
+    ``codes()`` gives an entry marked invalid, marks the entry invalid again (its text
+    is not in a code: the reason is "missing value"); any other value that is no code
+    of the notation is a ValueError."""
+    values = codes.tolist() if hasattr(codes, "tolist") else list(codes)  # type: ignore[call-overload]
+    records, marked = bytearray(), []
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"code {i} is {type(value).__name__}, not int")
+        if value == 0xFFFF:
+            records += _ZERO
+            marked.append(i)
+        elif not (is_code(value) and (epin or not value & 1)):
+            raise ValueError(f"code {i}, {value}, is no {'EPIN' if epin else 'PIN'} token's code")
+        else:
+            records += record_of_code(value)
+    return TokenArray._make(
+        epin, bytes(records), marked, [(None, MISSING, None, None)] * len(marked)
+    )

@@ -5,7 +5,13 @@
 
 from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_Release,
                              PyObject_CheckBuffer, PyObject_GetBuffer)
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from libc.stdint cimport uint64_t
+from libc.string cimport memchr, strcmp
+
+import itertools as _itertools
+
+from sashite_epin import _inputs
 
 cdef extern from "Python.h":
     # Pointer forms of the str macros: the list loop touches items without refcounting.
@@ -15,6 +21,12 @@ cdef extern from "Python.h":
     Py_ssize_t str_length "PyUnicode_GET_LENGTH"(PyObject* o)
     void* str_data "PyUnicode_DATA"(PyObject* o)
     PyObject** PySequence_Fast_ITEMS(object o)
+
+cdef extern from *:
+    """
+    static inline const char* sashite_type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+    """
+    const char* type_name "sashite_type_name"(PyObject* o)
 
 cdef extern from "_split.h" nogil:
     uint64_t sep_mask64 "sashite_sep_mask64"(const unsigned char* p)
@@ -112,6 +124,13 @@ cdef struct Failure:
 # parse_many
 
 
+# How many items of a foreign iterable are read (and checked) at a time: the input is
+# never materialised whole, and a wrong item type fails before anything big is built.
+DEF ITERABLE_CHUNK = 16384
+# numpy StringDType arrays go through object arrays this many elements at a time.
+DEF STRING_DTYPE_CHUNK = 65536
+
+
 def parse_many(tokens, bint epin, errors="raise"):
     """Parse many tokens at once into a TokenArray; see Pin.parse_many / Epin.parse_many."""
     cdef bint mark
@@ -122,36 +141,79 @@ def parse_many(tokens, bint epin, errors="raise"):
     else:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
     if isinstance(tokens, (list, tuple)):
-        return parse_sequence(tokens, epin, mark)
+        return parse_objects(<const char*>PySequence_Fast_ITEMS(tokens), len(tokens),
+                             sizeof(PyObject*), 0, epin, mark)
     if isinstance(tokens, str):
         raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
                         "or a numpy array), not one str")
+    kind = _inputs.input_kind(tokens)
+    if kind == _inputs.ARROW_ARRAY:
+        return parse_arrow_array(tokens, epin, mark)
+    if kind == _inputs.ARROW_STREAM:
+        return parse_arrow_stream(tokens, epin, mark)
+    if kind == _inputs.OBJECTS:  # a pandas object Series or Index: its numpy array
+        return parse_buffer(tokens.to_numpy(), epin, mark)
+    if kind == _inputs.STRING_DTYPE:
+        return concatenate([
+            parse_buffer(tokens[i:i + STRING_DTYPE_CHUNK].astype(object), epin, mark)
+            for i in range(0, len(tokens), STRING_DTYPE_CHUNK)], epin)
     if PyObject_CheckBuffer(tokens):
         return parse_buffer(tokens, epin, mark)
+    return parse_iterable(tokens, epin, mark)
+
+
+cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):
+    cdef list parts = []
+    cdef Py_ssize_t done = 0
+    cdef list chunk
     try:
-        items = list(tokens)
+        iterator = iter(tokens)
     except TypeError:
-        raise TypeError("parse_many takes a list of str, a bytes-like object or a numpy "
-                        f"array, not {type(tokens).__name__}") from None
-    return parse_sequence(items, epin, mark)
+        raise TypeError("parse_many takes a list of str, a bytes-like object, a numpy "
+                        "array or an Arrow string column, not "
+                        f"{type(tokens).__name__}") from None
+    while True:
+        chunk = list(_itertools.islice(iterator, ITERABLE_CHUNK))
+        if not chunk:
+            break
+        parts.append(parse_objects(<const char*>PySequence_Fast_ITEMS(chunk), len(chunk),
+                                   sizeof(PyObject*), done, epin, mark))
+        done += len(chunk)
+    return concatenate(parts, epin)
 
 
-cdef TokenArray parse_sequence(object seq, bint epin, bint mark):
-    # No Python code runs inside the loop (no allocation, no callbacks), so the items
-    # cannot change under it while the GIL is held.
-    cdef Py_ssize_t count = len(seq), i
-    cdef PyObject** items = PySequence_Fast_ITEMS(seq)
+cdef inline bint is_missing(PyObject* item):
+    """_inputs.is_missing, running no Python code (the items must not move under us)."""
+    cdef double value
+    if <object>item is None:
+        return True
+    if PyFloat_Check(<object>item):
+        value = PyFloat_AS_DOUBLE(<object>item)
+        return value != value
+    if strcmp(type_name(item), b"NAType") != 0:
+        return False
+    kind = type(<object>item)
+    return type(kind) is type and kind.__module__.startswith("pandas")
+
+
+cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t stride,
+                              Py_ssize_t first, bint epin, bint mark):
+    """The items base[0], base[stride], ... (PyObject pointers: a list's, a tuple's, a
+    numpy object array's); errors name index first + i.  No Python code runs inside the
+    fast loop (no allocation, no callbacks), so the items cannot change under it while
+    the GIL is held."""
+    cdef Py_ssize_t i
     cdef PyObject* item
     cdef TokenArray result = new_token_array(count, epin)
     cdef unsigned char* out = result.records
-    cdef IndexList marked = IndexList(NULL, 0, 0)
+    cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int code
     cdef const unsigned char* p
     cdef Py_ssize_t n, start = 0
     # Fast loop: exact, compact-ASCII str items that are valid tokens.  Reads are
     # clamped to the str's own NUL terminator, so a short token is never over-read.
     for start in range(count):
-        item = items[start]
+        item = (<PyObject**>(base + start * stride))[0]
         if not (str_is_exact(item) and str_is_compact_ascii(item)):
             break
         n = str_length(item)
@@ -166,10 +228,13 @@ cdef TokenArray parse_sequence(object seq, bint epin, bint mark):
     # Precise loop, from the first item the fast loop left: every error and reason.
     try:
         for i in range(start, count):
-            item = items[i]
+            item = (<PyObject**>(base + i * stride))[0]
             if not str_check(item):
-                raise TypeError(f"item {i} is {type(<object>item).__name__}, not str")
-            if str_is_compact_ascii(item):
+                if not is_missing(item):
+                    raise TypeError(f"item {first + i} is {type(<object>item).__name__}, "
+                                    "not str")
+                code = -R_MISSING
+            elif str_is_compact_ascii(item):
                 code = scan_token(<const unsigned char*>str_data(item), str_length(item), epin)
             else:
                 code = scan_str(<object>item, epin)
@@ -178,12 +243,14 @@ cdef TokenArray parse_sequence(object seq, bint epin, bint mark):
                 continue
             if not mark:
                 raise _ParseError(<object>item, _reason_text(-code, notation_of(epin)),
-                                  notation_of(epin), i)
+                                  notation_of(epin), first + i)
             memset(out + 5 * i, 0, 5)
-            if index_list_add(&marked, i) < 0:
+            if mark_add(&marked, i, i, 0, -code) < 0:
                 raise MemoryError()
         if marked.count:
-            result._invalid = index_array(&marked)
+            set_marks(result, &marked, [
+                (<object>(<PyObject**>(base + m.start * stride))[0], m.reason, None, None)
+                for m in marked.items[:marked.count]])
     finally:
         free(marked.items)
     return result
@@ -195,6 +262,8 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
     PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO)
     try:
         fmt = view.format if view.format != NULL else b"B"
+        if fmt == b"O":
+            return parse_object_array(&view, epin, mark)
         if fmt[-1:] in (b"s", b"w"):
             return parse_fixed_width(&view, fmt[-1:] == b"w", fmt, epin, mark)
         if view.itemsize != 1 or fmt.lstrip(b"@=<>!") not in (b"B", b"b", b"c"):
@@ -206,6 +275,12 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
         return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark)
     finally:
         PyBuffer_Release(&view)
+
+
+cdef TokenArray parse_object_array(Py_buffer* view, bint epin, bint mark):
+    if view.ndim != 1:
+        raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
+    return parse_objects(<const char*>view.buf, view.shape[0], view.strides[0], 0, epin, mark)
 
 
 cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size,
@@ -229,7 +304,7 @@ cdef Py_ssize_t count_tokens(const unsigned char* p, Py_ssize_t size) noexcept n
 
 cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t count,
                         bint epin, bint mark, unsigned char* out, Failure* failure,
-                        IndexList* marked) noexcept nogil:
+                        MarkList* marked) noexcept nogil:
     """Scan the count whitespace-separated tokens of p into out; 1 on a failure to
     report (failure filled), 2 when p no longer holds count tokens, -1 when out of
     memory, 0 otherwise.
@@ -277,7 +352,7 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
                         return 1
                     memset(out + 5 * k, 0, 8)
                     k += 1
-                    if index_list_add(marked, k - 1) < 0:
+                    if mark_add(marked, k - 1, s, n, -code) < 0:
                         return -1
                     continue
             memcpy(out + 5 * k, record_of[code], 8)
@@ -291,7 +366,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
     cdef Py_ssize_t count
     cdef TokenArray result
     cdef Failure failure
-    cdef IndexList marked = IndexList(NULL, 0, 0)
+    cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int status
     with nogil:
         count = count_tokens(p, size)
@@ -306,12 +381,40 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
         if status > 0:
             raise _ParseError(<bytes>p[failure.start:failure.start + failure.length],
                               _reason_text(failure.reason, notation_of(epin)),
-                              notation_of(epin), failure.index)
+                              notation_of(epin), failure.index, failure.start,
+                              1 + count_lines(p, 0, failure.start))
         if marked.count:
-            result._invalid = index_array(&marked)
+            set_marks(result, &marked, rejected_bytes(p, &marked))
     finally:
         free(marked.items)
     return result
+
+
+cdef list rejected_bytes(const unsigned char* p, MarkList* marked):
+    """Each marked token's bytes, byte offset and line (lines counted once, in order)."""
+    cdef list rejected = []
+    cdef Py_ssize_t line = 1, at = 0
+    cdef Mark m
+    for m in marked.items[:marked.count]:
+        line += count_lines(p, at, m.start)
+        at = m.start
+        rejected.append((<bytes>p[m.start:m.start + m.length], m.reason, m.start, line))
+    return rejected
+
+
+cdef Py_ssize_t count_lines(const unsigned char* p, Py_ssize_t start,
+                            Py_ssize_t stop) noexcept nogil:
+    """How many newlines p[start:stop] holds."""
+    cdef Py_ssize_t lines = 0
+    cdef const unsigned char* q = p + start
+    cdef const unsigned char* end = p + stop
+    while q < end:
+        q = <const unsigned char*>memchr(q, 10, end - q)
+        if q == NULL:
+            break
+        lines += 1
+        q += 1
+    return lines
 
 
 cdef inline Py_UCS4 code_point_at(const unsigned char* e, Py_ssize_t i) noexcept nogil:
@@ -357,7 +460,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
-    cdef IndexList marked = IndexList(NULL, 0, 0)
+    cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef Failure failure
     cdef int code, status = 0
     if view.ndim != 1:
@@ -381,7 +484,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                     status = 1
                     break
                 memset(result.records + 5 * k, 0, 5)
-                if index_list_add(&marked, k) < 0:
+                if mark_add(&marked, k, k * stride, length, -code) < 0:
                     status = -1
                     break
         if status < 0:
@@ -395,7 +498,10 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
             raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                               notation_of(epin), failure.index)
         if marked.count:
-            result._invalid = index_array(&marked)
+            set_marks(result, &marked, [
+                (element_token(base + m.start, m.length) if wide
+                 else <bytes>(base + m.start)[:m.length], m.reason, None, None)
+                for m in marked.items[:marked.count]])
     finally:
         free(marked.items)
     return result

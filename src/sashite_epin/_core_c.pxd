@@ -70,6 +70,7 @@ cdef enum:
     R_TERMINAL_MARKER = 5
     R_DERIVATION_MARKER = 6
     R_UNEXPECTED = 7
+    R_MISSING = 8         # bulk only: None, NaN, pandas.NA, an Arrow null
 
 # The code of the whole token p[0..n-1] (epin: EPIN grammar, else PIN), or -reason.
 # Reads p[0..min(n, 4)-1] only; n <= 0 is R_EMPTY, n too long R_TOO_LONG.

@@ -40,9 +40,10 @@ cdef dict c_layout():
 if c_layout() != _layout.AGREED:
     raise ImportError("sashite_epin._core_c: the code layout disagrees with _layout.py")
 if (R_EMPTY, R_TOO_LONG, R_ONE_LETTER, R_STATE_MODIFIER, R_TERMINAL_MARKER,
-        R_DERIVATION_MARKER, R_UNEXPECTED) != (
+        R_DERIVATION_MARKER, R_UNEXPECTED, R_MISSING) != (
         _errors.EMPTY, _errors.TOO_LONG, _errors.ONE_LETTER, _errors.STATE_MODIFIER,
-        _errors.TERMINAL_MARKER, _errors.DERIVATION_MARKER, _errors.UNEXPECTED):
+        _errors.TERMINAL_MARKER, _errors.DERIVATION_MARKER, _errors.UNEXPECTED,
+        _errors.MISSING):
     raise ImportError("sashite_epin._core_c: reason identifiers disagree with _errors.py")
 
 
@@ -123,4 +124,5 @@ def format_code(code):
 
 include "_array_c.pxi"
 include "_bulk_c.pxi"
+include "_arrow_c.pxi"
 include "_text_c.pxi"

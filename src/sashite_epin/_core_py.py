@@ -12,7 +12,7 @@ friends show, and the compiled core carries the same ones.
 
 from typing import Any as _Any
 
-from ._array_py import TokenArray, rebuild_token_array
+from ._array_py import TokenArray, from_codes, rebuild_token_array
 from ._bulk_py import parse_many
 from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
@@ -96,6 +96,7 @@ __all__ = [
     "TokenArray",
     "epin_code",
     "format_code",
+    "from_codes",
     "is_valid_epin",
     "is_valid_pin",
     "parse_epin",

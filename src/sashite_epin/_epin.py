@@ -62,6 +62,12 @@ class Epin(Token):
         return core.parse_many(tokens, True, errors)
 
     @staticmethod
+    def from_codes(codes: object) -> TokenArray:
+        """A TokenArray of the Epins whose codes these are (what ``TokenArray.codes()``
+        gives, or any iterable of ints); 0xFFFF marks an entry invalid."""
+        return core.from_codes(codes, True)
+
+    @staticmethod
     def from_code(code: int) -> Epin:
         """The Epin whose ``code`` this is; ValueError for a code no Epin has."""
         return _EPINS[table_index(code, _EPINS, "EPIN")]  # type: ignore[no-any-return]

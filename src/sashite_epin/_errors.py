@@ -13,6 +13,7 @@ STATE_MODIFIER: Final = 4
 TERMINAL_MARKER: Final = 5
 DERIVATION_MARKER: Final = 6
 UNEXPECTED: Final = 7
+MISSING: Final = 8  # None, NaN, pandas.NA or an Arrow null where a token should be
 
 _MESSAGES: Final = {
     EMPTY: "empty input",
@@ -21,6 +22,7 @@ _MESSAGES: Final = {
     TERMINAL_MARKER: "invalid terminal marker",
     DERIVATION_MARKER: "invalid derivation marker",
     UNEXPECTED: "unexpected character",
+    MISSING: "missing value",
 }
 
 MAX_LENGTH: Final = {"PIN": 3, "EPIN": 4}
@@ -44,7 +46,9 @@ def _shown(token: object) -> str:
     if isinstance(token, (bytes, bytearray)):
         short = bytes(token[:_SHOWN])
         return bytes.__repr__(short) + ("..." if len(token) > _SHOWN else "")
-    return object.__repr__(token)
+    if token is None or type(token) is float:
+        return repr(token)
+    return f"<{type(token).__name__}>"  # a missing value such as pandas.NA
 
 
 class ParseError(ValueError):
@@ -52,8 +56,10 @@ class ParseError(ValueError):
 
     Attributes: ``token`` (the offending input, whole), ``reason`` (a short message),
     ``notation`` (``"PIN"`` or ``"EPIN"``), ``index`` (position in a bulk input,
-    ``None`` for a single token) and ``position`` (the character offset where scanning
-    a longer text found no token, ``None`` otherwise).
+    ``None`` for a single token), ``position`` (the character offset where scanning
+    a longer text found no token, or the byte offset of a bad token in bulk bytes
+    input; ``None`` otherwise) and ``line`` (bulk bytes input: the token's line,
+    counted from 1; ``None`` otherwise).
     """
 
     token: object
@@ -61,6 +67,7 @@ class ParseError(ValueError):
     notation: str
     index: int | None
     position: int | None
+    line: int | None
 
     def __init__(
         self,
@@ -69,15 +76,21 @@ class ParseError(ValueError):
         notation: str = "EPIN",
         index: int | None = None,
         position: int | None = None,
+        line: int | None = None,
     ) -> None:
         where = "" if index is None else f" at index {index}"
-        where += "" if position is None else f" at position {position}"
+        where += "" if line is None else f" (line {line}, byte {position})"
+        where += "" if position is None or line is not None else f" at position {position}"
         super().__init__(f"invalid {notation} token {_shown(token)}{where}: {reason}")
         self.token = token
         self.reason = reason
         self.notation = notation
         self.index = index
         self.position = position
+        self.line = line
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (type(self), (self.token, self.reason, self.notation, self.index, self.position))
+        return (
+            type(self),
+            (self.token, self.reason, self.notation, self.index, self.position, self.line),
+        )

@@ -146,15 +146,34 @@ class Pin(Token):
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
         """Parse many PIN tokens at once into a TokenArray (records + objects).
 
-        ``tokens``: a list or tuple of str (fastest), any other iterable of str, a
-        bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated by
-        runs of ASCII whitespace (as ``bytes.split()``), or a 1-dimensional numpy array
-        of dtype S or U (one token per element, NUL padding ignored).
-        ``errors="raise"``: the first invalid token raises ParseError with ``.index``;
+        ``tokens``, one token per entry unless said otherwise:
+
+        - a list or tuple of str (fastest of the Python containers), any other iterable
+          of str (read in chunks, never materialised whole);
+        - an Arrow string column: any object exporting the Arrow PyCapsule interface
+          (pyarrow Array / ChunkedArray / one-column Table, polars Series, pandas
+          Series with an Arrow-backed dtype, DuckDB and nanoarrow results), of type
+          utf8, large_utf8, string_view or a dictionary of them, read in place;
+        - a 1-dimensional numpy array of dtype S, U, object or StringDType, or a
+          pandas object Series;
+        - a bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated
+          by runs of ASCII whitespace, as ``bytes.split()`` splits.
+
+        Missing values (None, NaN, pandas.NA, Arrow nulls) are invalid entries with the
+        reason "missing value"; any other non-str item is a TypeError naming its index.
+        ``errors="raise"``: the first invalid entry raises ParseError with ``.index``
+        (and for bytes input ``.position``, its byte offset, and ``.line``);
         ``errors="mark"``: invalid entries are kept as zero records (``None`` when
-        indexed) and their indices are in ``result.invalid``.
+        indexed), their indices are in ``result.invalid`` and ``result.errors()``
+        keeps what each one was.
         """
         return core.parse_many(tokens, False, errors)
+
+    @staticmethod
+    def from_codes(codes: object) -> TokenArray:
+        """A TokenArray of the Pins whose codes these are (what ``TokenArray.codes()``
+        gives, or any iterable of ints); 0xFFFF marks an entry invalid."""
+        return core.from_codes(codes, False)
 
     @staticmethod
     def from_code(code: int) -> Pin:

@@ -1,0 +1,539 @@
+# parse_many over Arrow string data: part of the compiled core (included by
+# _core_c.pyx).  Any object exporting the Arrow PyCapsule interface (__arrow_c_array__ or
+# __arrow_c_stream__) is read through the C Data Interface structs directly: no pyarrow
+# import, no Python object per element, the GIL released while the buffers are scanned.
+# Its twin is _arrow_py.py (the same reading through ctypes).
+#
+# Types read: utf8 ("u"), large_utf8 ("U"), string_view ("vu"), a dictionary of any
+# integer index type over one of those, and the null type ("n").  Arrow nulls are
+# entries with the reason "missing value".  Offsets that go backwards or below zero, and
+# views or dictionary indices that point outside their buffers, are a ValueError: no
+# byte outside what the offsets (views, indices) span is ever read.
+
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+
+cdef extern from "_arrow.h" nogil:
+    struct ArrowSchema:
+        const char* format
+        const char* name
+        const char* metadata
+        int64_t flags
+        int64_t n_children
+        ArrowSchema** children
+        ArrowSchema* dictionary
+        void* release
+        void* private_data
+
+    struct ArrowArray:
+        int64_t length
+        int64_t null_count
+        int64_t offset
+        int64_t n_buffers
+        int64_t n_children
+        const void** buffers
+        ArrowArray** children
+        ArrowArray* dictionary
+        void* release
+        void* private_data
+
+    struct ArrowArrayStream:
+        void* get_schema
+        void* get_next
+        void* get_last_error
+        void* release
+        void* private_data
+
+    void release_schema "sashite_release_schema"(ArrowSchema* s)
+    void release_array "sashite_release_array"(ArrowArray* a)
+    void release_stream "sashite_release_stream"(ArrowArrayStream* s)
+    int stream_schema "sashite_stream_schema"(ArrowArrayStream* s, ArrowSchema* out)
+    int stream_next "sashite_stream_next"(ArrowArrayStream* s, ArrowArray* out)
+    const char* stream_error "sashite_stream_error"(ArrowArrayStream* s)
+
+# The layout of a string column, from its schema's format.
+cdef enum:
+    A_NULL = 0      # "n": every entry missing
+    A_UTF8 = 1      # "u": int32 offsets
+    A_LARGE = 2     # "U": int64 offsets
+    A_VIEW = 3      # "vu": 16-byte views over variadic data buffers
+
+# What went wrong in a scan, beyond an invalid token (status codes of the scanners).
+cdef enum:
+    S_OK = 0
+    S_TOKEN = 1         # an invalid token under errors="raise": failure is filled
+    S_MEMORY = -1
+    S_OFFSETS = -2      # offsets backwards or negative
+    S_VIEW = -3         # a view outside its data buffer
+    S_INDEX = -4        # a dictionary index outside the dictionary
+    S_BUFFERS = -5      # a buffer the entries need is missing
+
+cdef dict MALFORMED = {
+    S_OFFSETS: "Arrow offsets go backwards or below zero",
+    S_VIEW: "an Arrow string view points outside its data buffer",
+    S_INDEX: "an Arrow dictionary index is outside the dictionary",
+    S_BUFFERS: "an Arrow array lacks a buffer its entries need",
+}
+
+
+cdef struct ColumnType:
+    int layout          # A_*
+    int index_size      # 0: not dictionary-encoded; else 1, 2, 4 or 8 bytes
+    bint index_signed
+    bint in_struct      # a one-column table: the strings are the struct's only child
+
+
+cdef int string_layout(const char* fmt) noexcept nogil:
+    """A_* of a value format, or -1 for anything but a string (or null) type."""
+    if fmt == NULL:
+        return -1
+    if fmt[0] == b'n' and fmt[1] == 0:
+        return A_NULL
+    if fmt[0] == b'u' and fmt[1] == 0:
+        return A_UTF8
+    if fmt[0] == b'U' and fmt[1] == 0:
+        return A_LARGE
+    if fmt[0] == b'v' and fmt[1] == b'u' and fmt[2] == 0:
+        return A_VIEW
+    return -1
+
+
+cdef int index_size(const char* fmt, bint* signed) noexcept nogil:
+    """The byte size of a dictionary's integer index format, or -1."""
+    if fmt == NULL or fmt[0] == 0 or fmt[1] != 0:
+        return -1
+    signed[0] = fmt[0] in b"csil"
+    if fmt[0] == b'c' or fmt[0] == b'C':
+        return 1
+    if fmt[0] == b's' or fmt[0] == b'S':
+        return 2
+    if fmt[0] == b'i' or fmt[0] == b'I':
+        return 4
+    if fmt[0] == b'l' or fmt[0] == b'L':
+        return 8
+    return -1
+
+
+cdef ColumnType column_type(ArrowSchema* schema) except *:
+    cdef ColumnType t
+    cdef bint signed = False
+    t.index_size = 0
+    t.index_signed = False
+    t.in_struct = False
+    if schema.format != NULL and schema.format[0] == b'+' and schema.format[1] == b's':
+        # A record batch or table (DuckDB results, pyarrow tables): one column only.
+        if schema.n_children != 1:
+            raise TypeError(f"parse_many reads one column; this table has "
+                            f"{schema.n_children} (pass the column of tokens)")
+        t = column_type(schema.children[0])
+        t.in_struct = True
+        return t
+    if schema.dictionary != NULL:
+        t.index_size = index_size(schema.format, &signed)
+        t.index_signed = signed
+        t.layout = string_layout(schema.dictionary.format)
+        if t.index_size < 0 or t.layout < 0 or t.layout == A_NULL:
+            raise TypeError(f"parse_many reads Arrow string columns, not a dictionary of "
+                            f"{format_name(schema.dictionary.format)}")
+        return t
+    t.layout = string_layout(schema.format)
+    if t.layout < 0:
+        raise TypeError("parse_many reads Arrow string columns (utf8, large_utf8, "
+                        "string_view, or a dictionary of them), not Arrow type "
+                        f"{format_name(schema.format)}")
+    return t
+
+
+cdef dict FORMAT_NAMES = {
+    "b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16", "i": "int32",
+    "I": "uint32", "l": "int64", "L": "uint64", "e": "float16", "f": "float32",
+    "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",
+    "tdD": "date32", "tdm": "date64", "+l": "list", "+L": "large_list", "+s": "struct",
+}
+
+
+cdef str format_name(const char* fmt):
+    """A readable name of an Arrow format string: 'int64' for "l"."""
+    if fmt == NULL:
+        return "?"
+    text = (<bytes>fmt).decode("utf-8", "replace")
+    return FORMAT_NAMES.get(text, FORMAT_NAMES.get(text[:2], repr(text)))
+
+
+cdef inline bint is_null(const ArrowArray* a, int64_t i) noexcept nogil:
+    """Whether entry i (before the array's offset) is null by its validity bitmap."""
+    cdef const uint8_t* bits = <const uint8_t*>a.buffers[0]
+    cdef int64_t j = a.offset + i
+    return bits != NULL and a.null_count != 0 and not (bits[j >> 3] >> (j & 7)) & 1
+
+
+cdef inline int scan_utf8(const unsigned char* p, int64_t n, bint epin) noexcept nogil:
+    """scan_token over UTF-8 text, a code point counting as one character (as over a
+    str): ASCII bytes stand for themselves, any other code point for 0x80."""
+    cdef unsigned char buf[4]
+    cdef int64_t i = 0, chars = 0
+    cdef int follow = 0
+    cdef unsigned char b
+    if n > 16:  # more than 4 code points whatever they are
+        return scan_token(NULL, n, epin)
+    for i in range(n):
+        b = p[i]
+        if 0x80 <= b < 0xC0 and follow:  # a continuation of the current code point
+            follow -= 1
+            continue
+        follow = 3 if b >= 0xF0 else 2 if b >= 0xE0 else 1 if b >= 0xC0 else 0
+        if chars < 4:
+            buf[chars] = b if b < 0x80 else 0x80
+        chars += 1
+    if chars > 4:
+        return scan_token(NULL, chars, epin)
+    return scan_token(buf, chars, epin)
+
+
+cdef struct Reader:
+    # One Arrow array being scanned into records.
+    const ArrowArray* values     # the strings (the dictionary, for dictionary columns)
+    int layout
+    int64_t end                  # utf8 / large: the last offset the entries span
+    const int64_t* view_sizes    # string_view: each data buffer's size
+    int64_t view_buffers
+
+
+cdef int open_reader(Reader* r, const ArrowArray* values, int layout) noexcept nogil:
+    """Checks the buffers a string array's entries need; S_OK or S_*."""
+    cdef int64_t first, last
+    r.values = values
+    r.layout = layout
+    r.end = 0
+    if layout == A_NULL or values.length == 0:
+        return S_OK
+    if layout == A_VIEW:
+        if values.n_buffers < 3 or values.buffers[1] == NULL:
+            return S_BUFFERS
+        r.view_buffers = values.n_buffers - 3
+        r.view_sizes = <const int64_t*>values.buffers[values.n_buffers - 1]
+        if r.view_buffers and r.view_sizes == NULL:
+            return S_BUFFERS
+        return S_OK
+    if values.n_buffers < 3 or values.buffers[1] == NULL:
+        return S_BUFFERS
+    if layout == A_UTF8:
+        first = (<const int32_t*>values.buffers[1])[values.offset]
+        last = (<const int32_t*>values.buffers[1])[values.offset + values.length]
+    else:
+        first = (<const int64_t*>values.buffers[1])[values.offset]
+        last = (<const int64_t*>values.buffers[1])[values.offset + values.length]
+    if first < 0 or last < first:
+        return S_OFFSETS
+    if last > 0 and values.buffers[2] == NULL:
+        return S_BUFFERS
+    r.end = last
+    return S_OK
+
+
+cdef inline int entry_text(const Reader* r, int64_t i, const unsigned char** text,
+                           int64_t* length) noexcept nogil:
+    """Where entry i's bytes are; S_OK or S_*.  For utf8 / large the entry must lie
+    between the previous end and r.end (offsets checked as they are read)."""
+    cdef const unsigned char* view
+    cdef int64_t start, stop
+    cdef int32_t n, buffer, at
+    cdef const ArrowArray* a = r.values
+    if r.layout == A_UTF8:
+        start = (<const int32_t*>a.buffers[1])[a.offset + i]
+        stop = (<const int32_t*>a.buffers[1])[a.offset + i + 1]
+    elif r.layout == A_LARGE:
+        start = (<const int64_t*>a.buffers[1])[a.offset + i]
+        stop = (<const int64_t*>a.buffers[1])[a.offset + i + 1]
+    else:
+        view = <const unsigned char*>a.buffers[1] + 16 * (a.offset + i)
+        memcpy(&n, view, 4)
+        if n < 0:
+            return S_VIEW
+        length[0] = n
+        if n <= 12:
+            text[0] = view + 4
+            return S_OK
+        memcpy(&buffer, view + 8, 4)
+        memcpy(&at, view + 12, 4)
+        if buffer < 0 or buffer >= r.view_buffers or at < 0:
+            return S_VIEW
+        if at + <int64_t>n > r.view_sizes[buffer]:
+            return S_VIEW
+        text[0] = <const unsigned char*>a.buffers[2 + buffer] + at
+        return S_OK
+    if start < 0 or stop < start or stop > r.end:
+        return S_OFFSETS
+    text[0] = <const unsigned char*>a.buffers[2] + start
+    length[0] = stop - start
+    return S_OK
+
+
+cdef inline int entry_code(const Reader* r, int64_t i, bint epin, int* status) noexcept nogil:
+    """The code of string entry i, or -reason; status set to S_* when the data is
+    malformed (the return value is then meaningless)."""
+    cdef const unsigned char* p
+    cdef int64_t n = 0
+    cdef int code
+    if r.layout == A_NULL or is_null(r.values, i):
+        return -R_MISSING
+    status[0] = entry_text(r, i, &p, &n)
+    if status[0] != S_OK:
+        return -R_UNEXPECTED
+    if 1 <= n <= 4:  # ASCII tokens, the common case: the branch-free table scan
+        code = fast_code(p[0], p[1 if n > 1 else 0], p[2 if n > 2 else 0],
+                         p[3 if n > 3 else 0], n, epin)
+        if code >= 0:
+            return code
+    return scan_utf8(p, n, epin)
+
+
+cdef inline int64_t dictionary_index(const ArrowArray* a, int64_t i, int size,
+                                     bint signed) noexcept nogil:
+    cdef const void* data = a.buffers[1]
+    cdef int64_t j = a.offset + i
+    if size == 1:
+        return (<const int8_t*>data)[j] if signed else (<const uint8_t*>data)[j]
+    if size == 2:
+        return (<const int16_t*>data)[j] if signed else (<const uint16_t*>data)[j]
+    if size == 4:
+        return (<const int32_t*>data)[j] if signed else (<const uint32_t*>data)[j]
+    return (<const int64_t*>data)[j]  # uint64 above 2**63 reads negative: out of range
+
+
+cdef struct Sink:
+    # Where scanned entries go: records, and (errors="mark") the invalid ones.
+    unsigned char* records
+    Py_ssize_t count
+    Py_ssize_t room
+    bint mark
+    MarkList marked      # start: the entry's index in its chunk
+    Failure failure      # the first invalid entry (errors="raise")
+
+
+cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
+    cdef unsigned char* grown
+    cdef Py_ssize_t room
+    if s.count + more <= s.room:
+        return 0
+    room = max(s.room * 2, s.count + more)
+    grown = <unsigned char*>realloc(s.records, 5 * room + SLACK)
+    if grown == NULL:
+        return -1
+    s.records, s.room = grown, room
+    return 0
+
+
+cdef inline int sink_put(Sink* s, int code, Py_ssize_t chunk_index) noexcept nogil:
+    """Store one entry's code (or -reason); S_OK, S_TOKEN or S_MEMORY."""
+    if code >= 0:
+        memcpy(s.records + 5 * s.count, record_of[code], 8)
+    elif not s.mark:
+        s.failure.index, s.failure.start, s.failure.reason = s.count, chunk_index, -code
+        return S_TOKEN
+    else:
+        memset(s.records + 5 * s.count, 0, 8)
+        if mark_add(&s.marked, s.count, chunk_index, 0, -code) < 0:
+            return S_MEMORY
+    s.count += 1
+    return S_OK
+
+
+cdef int scan_chunk(Sink* s, const ArrowArray* a, ColumnType t, bint epin) noexcept nogil:
+    """Scan one chunk into the sink; S_* status.  A one-column table's chunk is a struct
+    array: its child is read where the struct's offset points, and a null row of the
+    struct is missing whatever its child holds."""
+    cdef ArrowArray child
+    if not t.in_struct:
+        return scan_array(s, a, t, epin, NULL)
+    if a.n_children != 1 or a.children == NULL or a.children[0] == NULL:
+        return S_BUFFERS
+    child = a.children[0][0]
+    if child.length < a.offset + a.length:
+        return S_BUFFERS
+    child.offset += a.offset
+    child.length = a.length
+    return scan_array(s, &child, t, epin, a)
+
+
+cdef int scan_array(Sink* s, const ArrowArray* a, ColumnType t, bint epin,
+                    const ArrowArray* rows) noexcept nogil:
+    """Scan one Arrow array of strings into the sink; S_* status.  rows: the struct
+    whose nulls are missing entries too (NULL for a plain column)."""
+    cdef Reader values
+    cdef int64_t i, index, size
+    cdef int status = S_OK, code
+    cdef int* codes = NULL
+    if sink_reserve(s, a.length) < 0:
+        return S_MEMORY
+    if t.index_size == 0:
+        status = open_reader(&values, a, t.layout)
+        i = 0
+        while status == S_OK and i < a.length:
+            if rows != NULL and is_null(rows, i):
+                code = -R_MISSING
+            else:
+                code = entry_code(&values, i, epin, &status)
+            if status == S_OK:
+                status = sink_put(s, code, i)
+            i += 1
+        return status
+    # Dictionary-encoded: each dictionary entry is scanned once.
+    if a.dictionary == NULL or (a.length and a.buffers[1] == NULL):
+        return S_BUFFERS
+    size = a.dictionary.length
+    status = open_reader(&values, a.dictionary, t.layout)
+    codes = <int*>malloc(sizeof(int) * (size + 1))
+    if codes == NULL:
+        return S_MEMORY
+    i = 0
+    while status == S_OK and i < size:
+        codes[i] = entry_code(&values, i, epin, &status)
+        i += 1
+    i = 0
+    while status == S_OK and i < a.length:
+        if is_null(a, i) or (rows != NULL and is_null(rows, i)):
+            code = -R_MISSING
+        else:
+            index = dictionary_index(a, i, t.index_size, t.index_signed)
+            if index < 0 or index >= size:
+                status = S_INDEX
+                break
+            code = codes[index]
+        status = sink_put(s, code, i)
+        i += 1
+    free(codes)
+    return status
+
+
+cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
+    """What an error names for entry i of a chunk: its text (None when missing)."""
+    cdef Reader values
+    cdef const ArrowArray* strings = a
+    cdef const unsigned char* p
+    cdef int64_t n = 0
+    if t.in_struct:
+        strings = a.children[0]
+        i += a.offset
+        a = strings
+    if t.index_size:
+        if is_null(a, i):
+            return None
+        i = dictionary_index(a, i, t.index_size, t.index_signed)
+        strings = a.dictionary
+    if t.layout == A_NULL or is_null(strings, i):
+        return None
+    open_reader(&values, strings, t.layout)
+    if entry_text(&values, i, &p, &n) != S_OK:
+        return None
+    return (<bytes>p[:n]).decode("utf-8", "replace")
+
+
+cdef int check_status(int status, Sink* s, const ArrowArray* chunk, ColumnType t,
+                      bint epin) except -1:
+    if status == S_OK:
+        return 0
+    if status == S_MEMORY:
+        raise MemoryError()
+    if status == S_TOKEN:
+        if s.failure.reason == R_MISSING:
+            raise _ParseError(None, _reason_text(R_MISSING, notation_of(epin)),
+                              notation_of(epin), s.failure.index)
+        raise _ParseError(entry_token(chunk, t, s.failure.start),
+                          _reason_text(s.failure.reason, notation_of(epin)),
+                          notation_of(epin), s.failure.index)
+    raise ValueError(MALFORMED[status])
+
+
+cdef void keep_rejected(Sink* s, Py_ssize_t first, const ArrowArray* chunk, ColumnType t,
+                        list rejected):
+    """The texts of the entries marked from marks[first] on, read while the chunk is
+    still held (None for a missing entry)."""
+    cdef Mark m
+    for m in s.marked.items[first:s.marked.count]:
+        rejected.append((None if m.reason == R_MISSING else entry_token(chunk, t, m.start),
+                         m.reason, None, None))
+
+
+cdef TokenArray finish(Sink* s, bint epin, list rejected):
+    cdef TokenArray result = TokenArray.__new__(TokenArray)
+    result.records, result.count, result.epin = s.records, s.count, epin
+    s.records = NULL
+    if result.records == NULL:
+        result.records = <unsigned char*>malloc(SLACK)
+        if result.records == NULL:
+            raise MemoryError()
+    if s.marked.count:
+        set_marks(result, &s.marked, rejected)
+    return result
+
+
+cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
+    """An object with __arrow_c_array__: one array, read in place."""
+    cdef ArrowSchema* schema
+    cdef ArrowArray* array
+    cdef Sink sink
+    cdef ColumnType t
+    cdef int status
+    cdef list rejected = []
+    schema_capsule, array_capsule = exporter.__arrow_c_array__()
+    schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
+    array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
+    t = column_type(schema)
+    memset(&sink, 0, sizeof(sink))
+    sink.mark = mark
+    try:
+        with nogil:
+            status = scan_chunk(&sink, array, t, epin)
+        check_status(status, &sink, array, t, epin)
+        keep_rejected(&sink, 0, array, t, rejected)
+        return finish(&sink, epin, rejected)
+    finally:
+        free(sink.records)
+        free(sink.marked.items)
+    # The capsules release the structs when they are collected.
+
+
+cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
+    """An object with __arrow_c_stream__: every chunk in turn, each released once read."""
+    cdef ArrowArrayStream* stream
+    cdef ArrowSchema schema
+    cdef ArrowArray chunk
+    cdef Sink sink
+    cdef ColumnType t
+    cdef int status = 0
+    cdef Py_ssize_t first
+    cdef list rejected = []
+    capsule = exporter.__arrow_c_stream__()
+    stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
+    memset(&schema, 0, sizeof(schema))
+    memset(&chunk, 0, sizeof(chunk))
+    memset(&sink, 0, sizeof(sink))
+    sink.mark = mark
+    try:
+        if stream_schema(stream, &schema) != 0:
+            raise_stream_error(stream)
+        t = column_type(&schema)
+        while True:
+            if stream_next(stream, &chunk) != 0:
+                raise_stream_error(stream)
+            if chunk.release == NULL:  # the end of the stream
+                break
+            first = sink.marked.count
+            with nogil:
+                status = scan_chunk(&sink, &chunk, t, epin)
+            check_status(status, &sink, &chunk, t, epin)
+            keep_rejected(&sink, first, &chunk, t, rejected)
+            release_array(&chunk)
+        return finish(&sink, epin, rejected)
+    finally:
+        release_array(&chunk)
+        release_schema(&schema)
+        free(sink.records)
+        free(sink.marked.items)
+
+
+cdef int raise_stream_error(ArrowArrayStream* stream) except -1:
+    cdef const char* message = stream_error(stream)
+    text = "" if message == NULL else (<bytes>message).decode("utf-8", "replace")
+    raise ValueError(f"the Arrow stream failed: {text or 'no message'}")

@@ -1,0 +1,270 @@
+"""parse_many over Arrow string data, pure Python: the twin of ``_arrow_c.pxi``.
+
+The same reading of the Arrow C Data Interface structs, through ctypes instead of C: the
+capsules an ``__arrow_c_array__`` / ``__arrow_c_stream__`` exporter hands over are
+opened, the buffers read in place, every string checked against the same rules
+(offsets, views, dictionary indices) and scanned by the twin's scanner.  No pyarrow.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
+
+_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
+_GetPointer.restype = ctypes.c_void_p
+_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class ArrowSchema(ctypes.Structure):
+    pass
+
+
+class ArrowArray(ctypes.Structure):
+    pass
+
+
+class ArrowArrayStream(ctypes.Structure):
+    pass
+
+
+ArrowSchema._fields_ = [
+    ("format", ctypes.c_char_p),
+    ("name", ctypes.c_char_p),
+    ("metadata", ctypes.c_void_p),
+    ("flags", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowSchema))),
+    ("dictionary", ctypes.POINTER(ArrowSchema)),
+    ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowSchema))),
+    ("private_data", ctypes.c_void_p),
+]
+ArrowArray._fields_ = [
+    ("length", ctypes.c_int64),
+    ("null_count", ctypes.c_int64),
+    ("offset", ctypes.c_int64),
+    ("n_buffers", ctypes.c_int64),
+    ("n_children", ctypes.c_int64),
+    ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+    ("children", ctypes.POINTER(ctypes.POINTER(ArrowArray))),
+    ("dictionary", ctypes.POINTER(ArrowArray)),
+    ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArray))),
+    ("private_data", ctypes.c_void_p),
+]
+ArrowArrayStream._fields_ = [
+    (
+        "get_schema",
+        ctypes.CFUNCTYPE(
+            ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowSchema)
+        ),
+    ),
+    (
+        "get_next",
+        ctypes.CFUNCTYPE(
+            ctypes.c_int, ctypes.POINTER(ArrowArrayStream), ctypes.POINTER(ArrowArray)
+        ),
+    ),
+    ("get_last_error", ctypes.CFUNCTYPE(ctypes.c_char_p, ctypes.POINTER(ArrowArrayStream))),
+    ("release", ctypes.CFUNCTYPE(None, ctypes.POINTER(ArrowArrayStream))),
+    ("private_data", ctypes.c_void_p),
+]
+
+_FORMAT_NAMES = {
+    "b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16", "i": "int32",
+    "I": "uint32", "l": "int64", "L": "uint64", "e": "float16", "f": "float32",
+    "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",
+    "tdD": "date32", "tdm": "date64", "+l": "list", "+L": "large_list", "+s": "struct",
+}  # fmt: skip
+_INDEX_TYPES = {
+    "c": ctypes.c_int8,
+    "C": ctypes.c_uint8,
+    "s": ctypes.c_int16,
+    "S": ctypes.c_uint16,
+    "i": ctypes.c_int32,
+    "I": ctypes.c_uint32,
+    "l": ctypes.c_int64,
+    "L": ctypes.c_int64,
+}  # fmt: skip  (uint64 read as int64: an index above 2**63 is out of range either way)
+_STRINGS = ("u", "U", "vu", "n")
+
+_MALFORMED_OFFSETS = "Arrow offsets go backwards or below zero"
+_MALFORMED_VIEW = "an Arrow string view points outside its data buffer"
+_MALFORMED_INDEX = "an Arrow dictionary index is outside the dictionary"
+_MALFORMED_BUFFERS = "an Arrow array lacks a buffer its entries need"
+
+
+def _format_name(fmt: str) -> str:
+    return _FORMAT_NAMES.get(fmt, _FORMAT_NAMES.get(fmt[:2], repr(fmt)))
+
+
+class ColumnType(NamedTuple):
+    layout: str  # "u", "U", "vu" or "n"
+    index: Any  # the ctypes type of a dictionary's indices, or None
+    in_struct: bool  # a one-column table: the strings are the struct's only child
+
+
+def column_type(schema: ArrowSchema) -> ColumnType:
+    fmt = (schema.format or b"").decode("utf-8", "replace")
+    if fmt == "+s":
+        if schema.n_children != 1:
+            raise TypeError(
+                f"parse_many reads one column; this table has {schema.n_children} "
+                "(pass the column of tokens)"
+            )
+        return column_type(schema.children[0].contents)._replace(in_struct=True)
+    if schema.dictionary:
+        value = (schema.dictionary.contents.format or b"").decode("utf-8", "replace")
+        if fmt not in _INDEX_TYPES or value not in _STRINGS or value == "n":
+            raise TypeError(
+                f"parse_many reads Arrow string columns, not a dictionary of {_format_name(value)}"
+            )
+        return ColumnType(value, _INDEX_TYPES[fmt], False)
+    if fmt not in _STRINGS:
+        raise TypeError(
+            "parse_many reads Arrow string columns (utf8, large_utf8, string_view, or a "
+            f"dictionary of them), not Arrow type {_format_name(fmt)}"
+        )
+    return ColumnType(fmt, None, False)
+
+
+def _read(address: int | None, ctype: Any, index: int) -> int:
+    if not address:
+        raise ValueError(_MALFORMED_BUFFERS)
+    return int(ctype.from_address(address + ctypes.sizeof(ctype) * index).value)
+
+
+def _is_null(array: ArrowArray, i: int) -> bool:
+    bits = array.buffers[0]
+    if not bits or array.null_count == 0:
+        return False
+    j = array.offset + i
+    return not (ctypes.c_uint8.from_address(bits + (j >> 3)).value >> (j & 7)) & 1
+
+
+def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
+    """A reader of entry i's bytes, the array's buffers checked first."""
+    if layout == "n" or array.length == 0:
+        return lambda i: b""
+    if array.n_buffers < 3 or not array.buffers[1]:
+        raise ValueError(_MALFORMED_BUFFERS)
+    if layout == "vu":
+        n_data = array.n_buffers - 3
+        sizes = array.buffers[array.n_buffers - 1]
+        if n_data and not sizes:
+            raise ValueError(_MALFORMED_BUFFERS)
+
+        def view(i: int) -> bytes:
+            at = array.buffers[1] + 16 * (array.offset + i)
+            n = ctypes.c_int32.from_address(at).value
+            if n < 0:
+                raise ValueError(_MALFORMED_VIEW)
+            if n <= 12:
+                return ctypes.string_at(at + 4, n)
+            buffer = ctypes.c_int32.from_address(at + 8).value
+            start = ctypes.c_int32.from_address(at + 12).value
+            if (
+                not 0 <= buffer < n_data
+                or start < 0
+                or start + n > _read(sizes, ctypes.c_int64, buffer)
+            ):
+                raise ValueError(_MALFORMED_VIEW)
+            return ctypes.string_at(array.buffers[2 + buffer] + start, n)
+
+        return view
+    ctype = ctypes.c_int32 if layout == "u" else ctypes.c_int64
+    offsets = array.buffers[1]
+    first = _read(offsets, ctype, array.offset)
+    end = _read(offsets, ctype, array.offset + array.length)
+    if first < 0 or end < first:
+        raise ValueError(_MALFORMED_OFFSETS)
+    if end > 0 and not array.buffers[2]:
+        raise ValueError(_MALFORMED_BUFFERS)
+
+    def between_offsets(i: int) -> bytes:
+        start = _read(offsets, ctype, array.offset + i)
+        stop = _read(offsets, ctype, array.offset + i + 1)
+        if start < 0 or stop < start or stop > end:
+            raise ValueError(_MALFORMED_OFFSETS)
+        return ctypes.string_at(array.buffers[2] + start, stop - start)
+
+    return between_offsets
+
+
+def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Iterator[str | None]:
+    """Each entry of a chunk: its text (UTF-8, undecodable bytes replaced), or None
+    when missing."""
+
+    def text(raw: bytes) -> str:
+        return raw.decode("utf-8", "replace")
+
+    if t.index is None:
+        read = _texts(array, t.layout)
+        for i in range(array.length):
+            if (rows is not None and _is_null(rows, i)) or t.layout == "n" or _is_null(array, i):
+                yield None
+            else:
+                yield text(read(i))
+        return
+    if not array.dictionary or (array.length and not array.buffers[1]):
+        raise ValueError(_MALFORMED_BUFFERS)
+    values = array.dictionary.contents
+    read = _texts(values, t.layout)
+    words = [None if _is_null(values, k) else text(read(k)) for k in range(values.length)]
+    for i in range(array.length):
+        if _is_null(array, i) or (rows is not None and _is_null(rows, i)):
+            yield None
+            continue
+        k = _read(array.buffers[1], t.index, array.offset + i)
+        if not 0 <= k < len(words):
+            raise ValueError(_MALFORMED_INDEX)
+        yield words[k]
+
+
+def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | None]:
+    if not t.in_struct:
+        return _entries(chunk, t, None)
+    if chunk.n_children != 1 or not chunk.children or not chunk.children[0]:
+        raise ValueError(_MALFORMED_BUFFERS)
+    child = ArrowArray.from_buffer_copy(chunk.children[0].contents)
+    if child.length < chunk.offset + chunk.length:
+        raise ValueError(_MALFORMED_BUFFERS)
+    child.offset += chunk.offset
+    child.length = chunk.length
+    return _entries(child, t, chunk)
+
+
+def arrow_entries(exporter: object) -> Iterator[str | None]:
+    """The entries of an Arrow string column, chunk after chunk (None when missing)."""
+    if hasattr(type(exporter), "__arrow_c_array__"):
+        schema_capsule, array_capsule = exporter.__arrow_c_array__()  # type: ignore[attr-defined]
+        schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))
+        array = ArrowArray.from_address(_GetPointer(array_capsule, b"arrow_array"))
+        t = column_type(schema)
+        yield from _chunk_entries(array, t)
+        return  # the capsules release the structs when they are collected
+    capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
+    stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
+    schema = ArrowSchema()
+    if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
+        raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+    try:
+        t = column_type(schema)
+        while True:
+            chunk = ArrowArray()
+            if stream.get_next(ctypes.byref(stream), ctypes.byref(chunk)) != 0:
+                raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+            if not chunk.release:
+                break
+            try:
+                yield from list(_chunk_entries(chunk, t))
+            finally:
+                chunk.release(ctypes.byref(chunk))
+    finally:
+        if schema.release:
+            schema.release(ctypes.byref(schema))
+
+
+def _stream_error(stream: ArrowArrayStream) -> str:
+    message = stream.get_last_error(ctypes.byref(stream)) if stream.get_last_error else None
+    return message.decode("utf-8", "replace") if message else "no message"

@@ -1,0 +1,327 @@
+"""Columns from the data libraries into parse_many, on both cores: Arrow string data of
+every layout (through the PyCapsule interface, from pyarrow, polars, pandas, DuckDB and
+nanoarrow), numpy object and StringDType arrays, pandas object Series; missing values;
+malformed Arrow data; what a result keeps of its invalid entries and what it can be
+cut into or built from.  Every path must give what the plain list path gives."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import pickle
+from types import ModuleType
+
+import duckdb
+import nanoarrow
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from sashite_epin import ParseError
+from sashite_epin._arrow_py import ArrowArray, _GetPointer
+from sashite_epin._corpora import EPIN_TOKENS, with_invalid
+
+# Valid tokens, near misses (non-ASCII, over-long, out-of-line string views) and gaps.
+ODD = ["K", "é", "+K^é", "x" * 40, "K" * 13, "Ｋ", "K\n", "", "-p^'", "K''"]
+ENTRIES: list[str | None] = [*with_invalid(400), *ODD, None, *EPIN_TOKENS[::13], None]
+
+
+def expected(core: ModuleType, entries: list[object]) -> tuple[bytes, list[int], list[object]]:
+    """What the list path gives: records, marked indices, (token, reason) per mark."""
+    return summary(core.parse_many(list(entries), True, errors="mark"))
+
+
+def summary(r: object) -> tuple[bytes, list[int], list[object]]:
+    # A missing value is None here whatever a library made of it (NaN, pandas.NA).
+    return (
+        records(r),
+        list(r.invalid),  # type: ignore[attr-defined]
+        [(e.token if e.reason != "missing value" else None, e.reason) for e in r.errors()],  # type: ignore[attr-defined]
+    )
+
+
+def records(result: object) -> bytes:
+    return np.asarray(result).tobytes()
+
+
+def same_as_list(core: ModuleType, column: object, entries: list[object]) -> None:
+    assert summary(core.parse_many(column, True, errors="mark")) == expected(core, entries)
+
+
+ARROW_KINDS = {
+    "utf8": lambda e: pa.array(e, pa.string()),
+    "large_utf8": lambda e: pa.array(e, pa.large_string()),
+    "string_view": lambda e: pa.array(e, pa.string_view()),
+    "dictionary": lambda e: pa.array(e, pa.string()).dictionary_encode(),
+    "dictionary int8 of views": lambda e: pa.array(e, pa.string_view()).dictionary_encode(),
+    "chunked": lambda e: pa.chunked_array([e[:100], e[100:101], [], e[101:]], pa.string()),
+    "sliced": lambda e: pa.array(["x1", None, *e, "K"], pa.string())[2:-1],
+    "sliced views": lambda e: pa.array(["x1", *e, "K"], pa.string_view())[1:-1],
+    "table": lambda e: pa.table({"piece": e}),
+    "sliced table": lambda e: pa.table({"piece": ["x", *e]}).slice(1),
+    "record batch": lambda e: pa.record_batch({"piece": pa.array(e, pa.string())}),
+    "polars": lambda e: pl.Series("piece", e),
+    "pandas str": lambda e: pd.Series(e, dtype="str"),
+    "pandas arrow": lambda e: pd.Series(e, dtype="string[pyarrow]"),
+    "nanoarrow": lambda e: nanoarrow.Array(pa.array(e, pa.string())),
+}
+
+
+@pytest.mark.parametrize("kind", ARROW_KINDS, ids=str)
+def test_arrow_columns_read_as_the_list_of_their_entries(core: ModuleType, kind: str) -> None:
+    same_as_list(core, ARROW_KINDS[kind](ENTRIES), ENTRIES)
+
+
+@pytest.mark.parametrize("kind", ARROW_KINDS, ids=str)
+def test_empty_and_all_null_arrow_columns(core: ModuleType, kind: str) -> None:
+    for entries in ([], [None], [None] * 70):
+        same_as_list(core, ARROW_KINDS[kind](entries), entries)
+
+
+def test_null_type_columns_are_all_missing(core: ModuleType) -> None:
+    result = core.parse_many(pa.array([None, None]), True, errors="mark")
+    assert list(result) == [None, None]
+    assert [e.reason for e in result.errors()] == ["missing value"] * 2
+
+
+def test_duckdb_results_are_read_as_one_column(core: ModuleType) -> None:
+    relation = duckdb.sql("SELECT piece FROM (VALUES ('K^'), (NULL), ('x1'), ('+p''')) t(piece)")
+    same_as_list(core, relation, ["K^", None, "x1", "+p'"])
+
+
+def test_null_rows_of_a_one_column_struct_are_missing(core: ModuleType) -> None:
+    rows = pa.StructArray.from_arrays(
+        [pa.array(["K", "x1", "q", "Q"])],
+        names=["piece"],
+        mask=pa.array([False, True, False, True]),
+    )
+    same_as_list(core, rows, ["K", None, "q", None])
+    same_as_list(core, rows[1:3], [None, "q"])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.array(ENTRIES, dtype=object),
+        lambda: np.array([x for e in ENTRIES for x in (e, 3)], dtype=object)[::2],
+        lambda: pd.Series(ENTRIES, dtype=object),
+        lambda: pd.Index(ENTRIES, dtype=object),
+        lambda: pd.Series(ENTRIES, dtype="string[python]"),
+    ],
+    ids=["numpy object", "strided object", "pandas object", "pandas index", "pandas python str"],
+)
+def test_object_columns_read_in_place(core: ModuleType, make: object) -> None:
+    same_as_list(core, make(), ENTRIES)  # type: ignore[operator]
+
+
+def test_numpy_string_dtype(core: ModuleType) -> None:
+    dtype = np.dtypes.StringDType(na_object=None)
+    entries = ENTRIES * 200  # over one conversion chunk
+    same_as_list(core, np.array(entries, dtype=dtype), entries)
+    plain = [e for e in ENTRIES if e is not None]
+    same_as_list(core, np.array(plain, dtype=np.dtypes.StringDType()), plain)
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, np.nan, np.float64("nan"), pd.NA])
+def test_missing_values_are_invalid_entries_with_their_own_reason(
+    core: ModuleType, missing: object
+) -> None:
+    result = core.parse_many(["K", missing, "q"], True, errors="mark")
+    assert list(result.invalid) == [1]
+    [error] = result.errors()
+    assert (error.token is missing, error.reason, error.index) == (True, "missing value", 1)
+    with pytest.raises(ParseError, match="at index 1: missing value") as info:
+        core.parse_many(["K", missing], True)
+    assert info.value.token is missing and info.value.index == 1
+
+
+def test_arrow_nulls_raise_with_their_index(core: ModuleType) -> None:
+    with pytest.raises(ParseError, match="at index 2: missing value") as info:
+        core.parse_many(pa.chunked_array([["K"], ["q", None]]), True)
+    assert info.value.index == 2 and info.value.token is None
+
+
+def test_the_first_bad_arrow_entry_raises_with_its_text_and_index(core: ModuleType) -> None:
+    column = pa.chunked_array([["K", "q"], ["+P", "K'^é"]], pa.large_string())
+    with pytest.raises(ParseError) as info:
+        core.parse_many(column, True)
+    assert (info.value.token, info.value.index) == ("K'^é", 3)
+
+
+@pytest.mark.parametrize(
+    ("column", "match"),
+    [
+        (pa.array([1, 2]), "not Arrow type int64"),
+        (pa.array([b"K"]), "not Arrow type binary"),
+        (pa.array([1, 2]).dictionary_encode(), "not a dictionary of int64"),
+        (pa.array([["K"]]), "not Arrow type list"),
+        (pa.table({"a": ["K"], "b": ["q"]}), "one column; this table has 2"),
+        (pl.Series([1, 2]), "not Arrow type int64"),
+    ],
+    ids=["int", "binary", "dictionary of int", "list", "two columns", "polars int"],
+)
+def test_non_string_arrow_data_is_a_type_error(
+    core: ModuleType, column: object, match: str
+) -> None:
+    with pytest.raises(TypeError, match=match):
+        core.parse_many(column, True)
+
+
+class Patched:
+    """An Arrow exporter whose array's offsets (or views) buffer is replaced after
+    pyarrow exported it: malformed data pyarrow itself would refuse to build."""
+
+    def __init__(self, array: pa.Array, buffer: np.ndarray) -> None:
+        self.array, self.buffer = array, buffer  # the buffer outlives every export
+
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
+        schema, array = self.array.__arrow_c_array__()
+        exported = ArrowArray.from_address(_GetPointer(array, b"arrow_array"))
+        exported.buffers[1] = self.buffer.ctypes.data
+        return schema, array
+
+
+def offsets(values: list[int], large: bool = False) -> Patched:
+    dtype = pa.large_string() if large else pa.string()
+    like = pa.array(["K" * 8] * (len(values) - 1), dtype)
+    return Patched(like, np.array(values, np.int64 if large else np.int32))
+
+
+def views(values: list[tuple[int, int, int]]) -> Patched:
+    like = pa.array(["K" * 20] * len(values), pa.string_view())  # one 20-byte data buffer
+    raw = np.array([(n, 0x4B4B4B4B, b, at) for n, b, at in values], "<i4")
+    return Patched(like, raw)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        offsets([0, 1, 0, 2]),  # backwards
+        offsets([0, 1, -1, 2]),  # below zero
+        offsets([-4, 1]),
+        offsets([2, 1], large=True),
+        views([(1, 0, 0), (13, 0, 100)]),  # "K" inline, then past its data buffer
+        views([(13, 3, 0)]),  # a data buffer that is not there
+        views([(-1, 0, 0)]),
+    ],
+    ids=[
+        "backwards",
+        "negative",
+        "negative first",
+        "large backwards",
+        "view past data",
+        "view buffer",
+        "view length",
+    ],
+)
+def test_malformed_arrow_data_is_a_clear_error_and_read_no_further(
+    core: ModuleType, column: Patched
+) -> None:
+    for errors in ("raise", "mark"):
+        with pytest.raises(ValueError, match="Arrow"):
+            core.parse_many(column, True, errors=errors)
+
+
+def test_a_dictionary_index_outside_the_dictionary_is_a_clear_error(core: ModuleType) -> None:
+    indices = pa.array([0, 5], pa.int8())
+    column = pa.DictionaryArray.from_arrays(indices, pa.array(["K"]), safe=False)
+    with pytest.raises(ValueError, match="dictionary index"):
+        core.parse_many(column, True, errors="mark")
+
+
+def test_arrow_chunks_are_released_once_read(core: ModuleType) -> None:
+    column = pa.chunked_array([EPIN_TOKENS] * 50)
+    before = pa.total_allocated_bytes()
+    for _ in range(5):
+        core.parse_many(column, True)
+        core.parse_many(pl.Series(EPIN_TOKENS * 50), True)
+    assert pa.total_allocated_bytes() == before
+
+
+def test_a_text_file_is_a_type_error_that_says_what_to_pass(core: ModuleType) -> None:
+    for stream in (io.StringIO("K\nq\n"), io.BytesIO(b"K\nq\n")):
+        with pytest.raises(TypeError, match=r"open\(path, 'rb'\)\.read\(\)"):
+            core.parse_many(stream, True)
+
+
+def test_an_endless_iterable_fails_on_its_first_wrong_item(core: ModuleType) -> None:
+    endless = itertools.chain(["K", b"q"], itertools.repeat("K"))
+    with pytest.raises(TypeError, match="item 1 is bytes"):
+        core.parse_many(endless, True)
+
+
+def test_bytes_errors_carry_the_byte_offset_and_the_line(core: ModuleType) -> None:
+    data = b"K q\r\nx1 +P\n\n  K'' r\n"
+    with pytest.raises(ParseError) as info:
+        core.parse_many(data, True)
+    assert (info.value.token, info.value.index, info.value.position, info.value.line) == (
+        b"x1",
+        2,
+        5,
+        2,
+    )
+    assert "line 2, byte 5" in str(info.value)
+    marked = core.parse_many(data, True, errors="mark")
+    assert [(e.token, e.index, e.position, e.line) for e in marked.errors()] == [
+        (b"x1", 2, 5, 2),
+        (b"K''", 4, 14, 4),
+    ]
+
+
+def test_marked_entries_keep_their_text(core: ModuleType) -> None:
+    for column, bad in [
+        (["K", "x1", None], ["x1", None]),
+        (np.array(["K", "x1", "é"]), ["x1", "é"]),
+        (np.array([b"K", b"x1"]), [b"x1"]),
+        (pa.array(["K", "x1", None, "é"], pa.string_view()), ["x1", None, "é"]),
+    ]:
+        result = core.parse_many(column, True, errors="mark")
+        assert [e.token for e in result.errors()] == bad
+
+
+def test_results_are_cut_masked_and_joined_with_their_marks(core: ModuleType) -> None:
+    entries = ["K", "x1", "q", None, "+P^'", "KK"]
+    result = core.parse_many(entries, True, errors="mark")
+    other = core.parse_many(["R", "bad!"], True, errors="mark")
+
+    def summary(r: object) -> tuple[list[object], list[int], list[object]]:
+        return (
+            [None if e is None else str(e) for e in r],  # type: ignore[attr-defined]
+            list(r.invalid),  # type: ignore[attr-defined]
+            [(e.token, e.index) for e in r.errors()],  # type: ignore[attr-defined]
+        )
+
+    assert summary(result.valid()) == (["K", "q", "+P^'"], [], [])
+    mask = np.array([False, True, True, False, False, True])
+    assert summary(result[mask]) == ([None, "q", None], [0, 2], [("x1", 0), ("KK", 2)])
+    assert summary(result[[5, 0, -3]]) == ([None, "K", None], [0, 2], [("KK", 0), (None, 2)])
+    assert summary(result[np.array([1, 1])]) == ([None, None], [0, 1], [("x1", 0), ("x1", 1)])
+    assert summary(result[1:3]) == ([None, "q"], [0], [("x1", 0)])
+    joined = result + other
+    assert summary(joined)[1:] == ([1, 3, 5, 7], [("x1", 1), (None, 3), ("KK", 5), ("bad!", 7)])
+    again = pickle.loads(pickle.dumps(joined))
+    assert summary(again) == summary(joined)
+    with pytest.raises(IndexError):
+        result[[6]]
+    with pytest.raises(IndexError):
+        result[[True, False]]
+    with pytest.raises(TypeError):
+        result + core.parse_many(["K"], False)
+
+
+def test_a_result_is_built_from_codes(core: ModuleType) -> None:
+    result = core.parse_many(ENTRIES, True, errors="mark")
+    again = core.from_codes(result.codes(), True)
+    assert records(again) == records(result) and list(again.invalid) == list(result.invalid)
+    assert records(core.from_codes(np.asarray(result.codes()), True)) == records(result)
+    pins = core.parse_many(["K", "+q^"], False)
+    assert records(core.from_codes([c for c in pins.codes()], False)) == records(pins)
+    with pytest.raises(ValueError, match="no PIN token's code"):
+        core.from_codes([1], False)  # derived: EPIN only
+    with pytest.raises(ValueError):
+        core.from_codes([12], True)  # rank 3: no token
+    with pytest.raises(TypeError):
+        core.from_codes(["K"], True)
