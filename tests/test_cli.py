@@ -84,5 +84,8 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| list of str -> result | uniform |" in done.stdout
     assert "| joined bytes -> result | realistic |" in done.stdout
     assert "| Epin.tokenize(placement) per string | FEEN |" in done.stdout
-    assert "[1/9] uniform: list of str -> result ..." in done.stderr
-    assert "[9/9] FEEN placements: tokenize ..." in done.stderr
+    # With the test extras installed, the columnar rows too.
+    assert "| pyarrow column -> result | uniform |" in done.stdout
+    assert "| result -> pyarrow table | uniform |" in done.stdout
+    assert "[1/15] uniform: list of str -> result ..." in done.stderr
+    assert "[15/15] FEEN placements: tokenize ..." in done.stderr

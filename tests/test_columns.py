@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from sashite_epin import ParseError
+from sashite_epin import Epin, ParseError, Pin
 from sashite_epin._arrow_py import ArrowArray, _GetPointer
 from sashite_epin._corpora import EPIN_TOKENS, with_invalid
 
@@ -325,3 +325,75 @@ def test_a_result_is_built_from_codes(core: ModuleType) -> None:
         core.from_codes([12], True)  # rank 3: no token
     with pytest.raises(TypeError):
         core.from_codes(["K"], True)
+
+
+def expected_table(entries: list[str | None], epin: bool) -> pa.Table:
+    """The export built from the facade's objects, one row per entry (None: null)."""
+    kind = Epin if epin else Pin
+    objects = [kind.safe_parse(e) if isinstance(e, str) else None for e in entries]
+    pins = [o.pin if isinstance(o, Epin) else o for o in objects]
+
+    columns = {
+        "token": pa.array([None if o is None else str(o) for o in objects], pa.string()),
+        "abbr": [None if p is None else p.abbr for p in pins],
+        "side": [None if p is None else str(p.side) for p in pins],
+        "state": [None if p is None else str(p.state) for p in pins],
+        "terminal": pa.array([None if p is None else p.is_terminal for p in pins], pa.bool_()),
+    }
+    if epin:
+        columns["derived"] = pa.array(
+            [None if o is None else o.is_derived for o in objects], pa.bool_()
+        )
+    return pa.table(columns)
+
+
+def as_python(table: pa.Table) -> dict[str, list[object]]:
+    return {name: table.column(name).to_pylist() for name in table.column_names}
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_results_export_readable_arrow_columns(core: ModuleType, epin: bool) -> None:
+    entries = [*ENTRIES, "K", "-q^"]
+    result = core.parse_many(entries, epin, errors="mark")
+    table = pa.table(result)
+    table.validate(full=True)
+    assert as_python(table) == as_python(expected_table(entries, epin))
+    fields = {f.name: f.type for f in table.schema}
+    words = pa.dictionary(pa.int8(), pa.string())
+    assert fields["abbr"] == fields["side"] == fields["state"] == words
+    assert fields["token"] == pa.string()
+    assert fields["terminal"] == pa.bool_() and ("derived" in fields) is epin
+    struct = pa.array(result)
+    struct.validate(full=True)
+    assert struct.type == pa.struct(list(table.schema))
+    assert pa.schema(result) == table.schema  # __arrow_c_schema__
+
+
+def test_the_export_is_read_by_every_library(core: ModuleType) -> None:
+    result = core.parse_many(["K^", "x1", "+p'", None], True, errors="mark")
+    rows = [("K^", "K", "first", "normal", True, False), (None,) * 6,
+            ("+p'", "P", "second", "enhanced", False, True), (None,) * 6]  # fmt: skip
+    frame = pl.DataFrame(result)
+    assert frame.rows() == rows and frame.schema["side"] == pl.Categorical
+    assert result.to_polars().rows() == rows
+    assert duckdb.sql("SELECT * FROM result").fetchall() == rows
+    pandas = result.to_pandas()
+    assert str(pandas["state"].dtype) == "category" and pandas["token"].tolist()[0] == "K^"
+    assert result.to_arrow().equals(pa.table(result))
+
+
+def test_empty_and_all_invalid_results_export(core: ModuleType) -> None:
+    assert pa.table(core.parse_many([], True)).num_rows == 0
+    table = pa.table(core.parse_many([None, "x1"], True, errors="mark"))
+    assert all(table.column(name).null_count == 2 for name in table.column_names)
+
+
+def test_unread_exports_are_released(core: ModuleType) -> None:
+    result = core.parse_many(EPIN_TOKENS * 2, True)
+    for _ in range(50):  # capsules dropped unread: their destructors release them
+        result.__arrow_c_array__()
+        result.__arrow_c_stream__()
+        result.__arrow_c_schema__()
+    stream = result.__arrow_c_stream__()
+    reader = pa.RecordBatchReader._import_from_c_capsule(stream)
+    assert reader.read_all().num_rows == len(result)

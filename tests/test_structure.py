@@ -28,6 +28,8 @@ TWIN_ORDER = [
     "_layout",
     "_inputs",
     "_selection",
+    "_frames",
+    "_export_py",
     "_scan_py",
     "_objects_py",
     "_array_py",
@@ -44,6 +46,7 @@ PARTS = {
     "_array_c.pxi": "_array_py.py",
     "_bulk_c.pxi": "_bulk_py.py",
     "_arrow_c.pxi": "_arrow_py.py",
+    "_export_c.pxi": "_export_py.py",
     "_text_c.pxi": "_text_py.py",
 }
 

@@ -11,7 +11,7 @@ from libc.string cimport memcpy, memset
 
 import array as _py_array
 
-from sashite_epin import _selection
+from sashite_epin import _frames, _selection
 
 # Slack after the last record: a record is written as one 8-byte store.
 DEF SLACK = 8
@@ -298,6 +298,37 @@ cdef class TokenArray:
 
     def __reduce__(self):
         return (rebuild_token_array, (self.epin, bytes(self), self._rejected))
+
+    # -- Arrow: the PyCapsule interface (see _export_c.pxi for the columns) -----------
+    def __arrow_c_schema__(self):
+        """The Arrow schema of the export: a struct of token, abbr, side, state,
+        terminal (and derived for EPIN)."""
+        return schema_capsule(self.epin)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """The entries as one Arrow struct array (invalid entries null): what
+        ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read."""
+        return schema_capsule(self.epin), array_capsule(self)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
+        DuckDB and pandas read."""
+        return stream_capsule(self)
+
+    def to_arrow(self):
+        """A pyarrow Table of the columns token, abbr, side, state, terminal (and
+        derived); needs pyarrow."""
+        return _frames.to_arrow(self)
+
+    def to_pandas(self):
+        """A pandas DataFrame of the same columns (side and state categorical); needs
+        pandas and pyarrow."""
+        return _frames.to_pandas(self)
+
+    def to_polars(self):
+        """A polars DataFrame of the same columns (side and state categorical); needs
+        polars."""
+        return _frames.to_polars(self)
 
 
 cdef object EMPTY_INDICES = _py_array.array("q")

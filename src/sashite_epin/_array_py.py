@@ -11,6 +11,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from . import _export_py, _frames
 from ._errors import MISSING, ParseError, reason_text
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
 from ._objects_py import objects
@@ -165,6 +166,42 @@ class TokenArray:
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (rebuild_token_array, (self._epin, self._records, self._rejected))
+
+    # -- Arrow: the PyCapsule interface (see _export_py.py for the columns) ---------------
+    def _arrow(self) -> Any:
+        codes = self.codes()
+        tokens = [None if c == 0xFFFF else format_code(c) for c in codes]
+        return _export_py.struct_array(self._epin, self._records, tokens)
+
+    def __arrow_c_schema__(self) -> object:
+        """The Arrow schema of the export: a struct of token, abbr, side, state,
+        terminal (and derived for EPIN)."""
+        return self._arrow().type.__arrow_c_schema__()
+
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
+        """The entries as one Arrow struct array (invalid entries null): what
+        ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read."""
+        return self._arrow().__arrow_c_array__()  # type: ignore[no-any-return]
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
+        DuckDB and pandas read."""
+        return _export_py.stream(self._arrow()).__arrow_c_stream__()
+
+    def to_arrow(self) -> Any:
+        """A pyarrow Table of the columns token, abbr, side, state, terminal (and
+        derived); needs pyarrow."""
+        return _frames.to_arrow(self)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame of the same columns (side and state categorical); needs
+        pandas and pyarrow."""
+        return _frames.to_pandas(self)
+
+    def to_polars(self) -> Any:
+        """A polars DataFrame of the same columns (side and state categorical); needs
+        polars."""
+        return _frames.to_polars(self)
 
 
 def rebuild_token_array(

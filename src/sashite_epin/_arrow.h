@@ -50,6 +50,9 @@ struct ArrowArrayStream {
 
 #endif
 
+#ifndef SASHITE_EPIN_ARROW_H
+#define SASHITE_EPIN_ARROW_H
+
 /* Calls through the structs' function pointers (Cython cannot call a member that is a
  * function pointer taking the struct itself without these). */
 static inline void sashite_release_schema(struct ArrowSchema *s) {
@@ -70,3 +73,5 @@ static inline int sashite_stream_next(struct ArrowArrayStream *s, struct ArrowAr
 static inline const char *sashite_stream_error(struct ArrowArrayStream *s) {
     return s->get_last_error != NULL ? s->get_last_error(s) : NULL;
 }
+
+#endif

@@ -3,6 +3,7 @@ in the same process on the same corpus (best of several runs; a benchmark, not a
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import time
@@ -63,6 +64,75 @@ def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Calla
     ]
 
 
+def column_cases(
+    tokens: list[str],
+) -> list[tuple[str, Callable[[], object], str, Callable[[], object]]]:
+    """The columnar paths, each beside its baseline; a library that is not installed
+    leaves its rows out."""
+    rows: list[tuple[str, Callable[[], object], str, Callable[[], object]]] = []
+    objects: object = None
+    try:
+        import numpy
+
+        objects = numpy.array(tokens, dtype=object)
+        rows.append(
+            (
+                "numpy object array -> result",
+                lambda: Epin.parse_many(objects),
+                "the same tokens as a list",
+                lambda: Epin.parse_many(tokens),
+            )
+        )
+    except ImportError:
+        pass
+    try:
+        import pyarrow
+    except ImportError:
+        return rows
+    column = pyarrow.array(tokens, pyarrow.string())
+    joined = "\n".join(tokens).encode()
+    rows.append(
+        (
+            "pyarrow column -> result",
+            lambda: Epin.parse_many(column),
+            "column.to_pylist() + parse_many",
+            lambda: Epin.parse_many(column.to_pylist()),
+        )
+    )
+    rows.append(
+        (
+            "pyarrow column -> result",
+            lambda: Epin.parse_many(column),
+            "joined bytes -> result",
+            lambda: Epin.parse_many(joined),
+        )
+    )
+    for name, make in (("polars", "polars"), ("pandas str", "pandas")):
+        try:
+            library = __import__(make)
+        except ImportError:
+            continue
+        series = library.Series(tokens) if make == "polars" else library.Series(tokens, dtype="str")
+        rows.append(
+            (
+                f"{name} Series -> result",
+                functools.partial(Epin.parse_many, series),
+                "pyarrow column -> result",
+                lambda: Epin.parse_many(column),
+            )
+        )
+    result = Epin.parse_many(tokens)
+    rows.append(
+        (
+            "result -> pyarrow table",
+            lambda: pyarrow.table(result),
+            "pa.table of result.tokens()",
+            lambda: pyarrow.table({"token": result.tokens()}),
+        )
+    )
+    return rows
+
+
 def regex_tokenizer() -> Callable[[str], list[Epin | str]]:
     table = {t: Epin.parse(t) for t in EPIN_TOKENS}
 
@@ -107,14 +177,15 @@ def run(
 ) -> int:
     corpora = {"uniform": uniform(count), "realistic": realistic(count)}
     rows = []
-    total = len(corpora) * 4 + 1  # and the FEEN row
+    work_list = [(corpus, case) for corpus, tokens in corpora.items() for case in cases(tokens)]
+    work_list += [("uniform", case) for case in column_cases(corpora["uniform"])]
+    total = len(work_list) + 1  # and the FEEN row
     step = 0
-    for corpus_name, tokens in corpora.items():
-        for name, work, base_name, base in cases(tokens):
-            step += 1
-            print(f"[{step}/{total}] {corpus_name}: {name} ...", file=progress, flush=True)
-            ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
-            rows.append((name, corpus_name, ns, base_name, base_ns))
+    for corpus_name, (name, work, base_name, base) in work_list:
+        step += 1
+        print(f"[{step}/{total}] {corpus_name}: {name} ...", file=progress, flush=True)
+        ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
+        rows.append((name, corpus_name, ns, base_name, base_ns))
     print(f"[{total}/{total}] FEEN placements: tokenize ...", file=progress, flush=True)
     rows.append(feen_row(repeat))
     print(

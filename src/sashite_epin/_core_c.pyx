@@ -125,4 +125,5 @@ def format_code(code):
 include "_array_c.pxi"
 include "_bulk_c.pxi"
 include "_arrow_c.pxi"
+include "_export_c.pxi"
 include "_text_c.pxi"

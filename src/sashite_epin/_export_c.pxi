@@ -1,0 +1,202 @@
+# TokenArray as Arrow data: part of the compiled core (included by _core_c.pyx after
+# _arrow_c.pxi, whose struct declarations it shares).  Its twin is _export_py.py.
+#
+# A TokenArray exports one struct column per entry, with readable fields:
+#   token     utf8                        "+K^'"
+#   abbr      dictionary<int8, utf8>      "A" .. "Z"
+#   side      dictionary<int8, utf8>      "first" / "second"
+#   state     dictionary<int8, utf8>      "normal" / "enhanced" / "diminished"
+#   terminal  bool
+#   derived   bool                        (EPIN only)
+# An entry marked invalid is null in every field (the struct itself has no nulls: it is
+# read as a record batch, whose rows cannot be null).  The dictionaries'
+# indices are the record's side and state numbers, so no table is needed.
+
+from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_New
+from libc.stdlib cimport calloc
+
+cdef extern from "_arrow_export.h" nogil:
+    int node_init "sashite_node_init"(ArrowArray* out, int64_t length, int64_t null_count,
+                                      int n_buffers, int n_children)
+    ArrowArray* node_child "sashite_node_child"(ArrowArray* a, int i)
+    ArrowArray* node_dictionary "sashite_node_dictionary"(ArrowArray* a)
+    void node_set_buffer "sashite_node_set_buffer"(ArrowArray* a, int i, void* owned)
+    int struct_schema "sashite_struct_schema"(ArrowSchema* out, int n, const char** names,
+                                              const char** formats, const int* dictionary)
+    ctypedef int (*SchemaMaker)(ArrowSchema* out, int epin) noexcept nogil
+    int one_chunk_stream "sashite_one_chunk_stream"(ArrowArrayStream* out, ArrowArray* array,
+                                                    SchemaMaker schema, int epin)
+    void schema_capsule_free "sashite_schema_capsule_free"(object capsule) noexcept
+    void array_capsule_free "sashite_array_capsule_free"(object capsule) noexcept
+    void stream_capsule_free "sashite_stream_capsule_free"(object capsule) noexcept
+
+cdef const char* FIELD_NAMES[6]
+cdef const char* FIELD_FORMATS[6]
+cdef int FIELD_DICTIONARY[6]
+FIELD_NAMES[:] = [b"token", b"abbr", b"side", b"state", b"terminal", b"derived"]
+FIELD_FORMATS[:] = [b"u", b"c", b"c", b"c", b"b", b"b"]
+FIELD_DICTIONARY[:] = [0, 1, 1, 1, 0, 0]
+# The dictionaries' words, indexed by the record's numbers (STATE_NORMAL == 0, ...).
+cdef const char* LETTER_WORDS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+cdef int32_t LETTER_OFFSETS[27]
+for _i in range(27):
+    LETTER_OFFSETS[_i] = _i
+cdef const char* SIDE_WORDS = b"firstsecond"
+cdef int32_t SIDE_OFFSETS[3]
+cdef const char* STATE_WORDS = b"normalenhanceddiminished"
+cdef int32_t STATE_OFFSETS[4]
+SIDE_OFFSETS[:] = [0, 5, 11]
+STATE_OFFSETS[:] = [0, 6, 14, 24]
+
+
+cdef int tokens_schema(ArrowSchema* out, int epin) noexcept nogil:
+    return struct_schema(out, 6 if epin else 5, FIELD_NAMES, FIELD_FORMATS, FIELD_DICTIONARY)
+
+
+cdef void* copy_of(const void* data, size_t size) noexcept nogil:
+    cdef void* copy = malloc(size if size else 1)
+    if copy != NULL and size:
+        memcpy(copy, data, size)
+    return copy
+
+
+cdef int leaf(ArrowArray* out, int64_t n, int64_t nulls, const uint8_t* validity,
+              int n_buffers) noexcept nogil:
+    """A child node with its own copy of the validity bitmap; -1 when out of memory."""
+    if node_init(out, n, nulls, n_buffers, 0) < 0:
+        return -1
+    if nulls:
+        node_set_buffer(out, 0, copy_of(validity, (n + 7) // 8))
+        if out.buffers[0] == NULL:
+            return -1
+    return 0
+
+
+cdef int words(ArrowArray* out, int64_t n, const int32_t* offsets,
+               const char* data) noexcept nogil:
+    """The utf8 dictionary of a side / state field."""
+    if node_init(out, n, 0, 3, 0) < 0:
+        return -1
+    node_set_buffer(out, 1, copy_of(offsets, sizeof(int32_t) * (n + 1)))
+    node_set_buffer(out, 2, copy_of(data, offsets[n]))
+    return -1 if out.buffers[1] == NULL or out.buffers[2] == NULL else 0
+
+
+cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, bint epin,
+                      int64_t nulls) noexcept nogil:
+    """The struct array of n records; 0, or -1 when out of memory (out is then still
+    releasable: what was built is freed by its release)."""
+    cdef int64_t i, k, at = 0, bitmap = (n + 7) // 8
+    cdef int code
+    cdef const unsigned char* r
+    cdef uint8_t* validity = NULL
+    cdef int32_t* token_offsets
+    cdef unsigned char* token_data
+    cdef int8_t* letter
+    cdef int8_t* side
+    cdef int8_t* state
+    cdef uint8_t* terminal
+    cdef uint8_t* derived
+    cdef uint8_t t_bits, d_bits
+    if node_init(out, n, 0, 1, 6 if epin else 5) < 0:
+        return -1
+    if nulls:  # the fields' validity: each field owns a copy
+        validity = <uint8_t*>calloc(bitmap, 1)
+        if validity == NULL:
+            return -1
+        for i in range(n):
+            validity[i >> 3] |= <uint8_t>((records[5 * i] != 0) << (i & 7))
+    for i in range(6 if epin else 5):
+        if leaf(node_child(out, i), n, nulls, validity, 3 if i == 0 else 2) < 0:
+            free(validity)
+            return -1
+    free(validity)
+    token_offsets = <int32_t*>malloc(4 * (n + 1))
+    token_data = <unsigned char*>malloc(4 * n + 1)
+    letter = <int8_t*>malloc(n + 1)
+    side = <int8_t*>malloc(n + 1)
+    state = <int8_t*>malloc(n + 1)
+    terminal = <uint8_t*>malloc(bitmap + 1)
+    derived = <uint8_t*>malloc(bitmap + 1)
+    node_set_buffer(node_child(out, 0), 1, token_offsets)
+    node_set_buffer(node_child(out, 0), 2, token_data)
+    node_set_buffer(node_child(out, 1), 1, letter)
+    node_set_buffer(node_child(out, 2), 1, side)
+    node_set_buffer(node_child(out, 3), 1, state)
+    node_set_buffer(node_child(out, 4), 1, terminal)
+    if epin:
+        node_set_buffer(node_child(out, 5), 1, derived)
+    if (token_offsets == NULL or token_data == NULL or letter == NULL or side == NULL
+            or state == NULL or terminal == NULL or derived == NULL):
+        if not epin:
+            free(derived)
+        return -1
+    # One pass per group of columns: few live pointers, so each loop stays in registers.
+    for i in range(n):
+        r = records + 5 * i
+        token_offsets[i] = <int32_t>at
+        if r[0] == 0:  # marked invalid: null everywhere, nothing written
+            continue
+        code = record_code(r)
+        memcpy(token_data + at, token_bytes[code], 4)  # 4n + 1 bytes of room
+        at += token_length[code]
+    token_offsets[n] = <int32_t>at
+    for i in range(n):  # the dictionaries' indices are the records' own numbers
+        letter[i] = <int8_t>(records[5 * i] - 65 if records[5 * i] else 0)
+        side[i] = <int8_t>records[5 * i + 1]
+        state[i] = <int8_t>records[5 * i + 2]
+    # Eight entries to a byte, no branch (random bits would mispredict half the time).
+    for k in range(bitmap):
+        t_bits = d_bits = 0
+        for i in range(8 * k, min(8 * k + 8, n)):
+            t_bits |= <uint8_t>(records[5 * i + 3] << (i & 7))
+            d_bits |= <uint8_t>(records[5 * i + 4] << (i & 7))
+        terminal[k] = t_bits
+        derived[k] = d_bits
+    if not epin:  # PIN has no derived field
+        free(derived)
+    if words(node_dictionary(node_child(out, 1)), 26, LETTER_OFFSETS, LETTER_WORDS) < 0:
+        return -1
+    if words(node_dictionary(node_child(out, 2)), 2, SIDE_OFFSETS, SIDE_WORDS) < 0:
+        return -1
+    if words(node_dictionary(node_child(out, 3)), 3, STATE_OFFSETS, STATE_WORDS) < 0:
+        return -1
+    return 0
+
+
+cdef object schema_capsule(bint epin):
+    cdef ArrowSchema* schema = <ArrowSchema*>calloc(1, sizeof(ArrowSchema))
+    if schema == NULL or tokens_schema(schema, epin) < 0:
+        free(schema)
+        raise MemoryError()
+    return PyCapsule_New(schema, b"arrow_schema", <PyCapsule_Destructor>schema_capsule_free)
+
+
+cdef object array_capsule(TokenArray tokens):
+    cdef ArrowArray* array = <ArrowArray*>calloc(1, sizeof(ArrowArray))
+    cdef int status
+    cdef int64_t nulls = len(tokens._invalid)
+    if array == NULL:
+        raise MemoryError()
+    capsule = PyCapsule_New(array, b"arrow_array", <PyCapsule_Destructor>array_capsule_free)
+    if tokens.count >= (1 << 29):  # int32 offsets: 4 bytes per token at most
+        raise OverflowError("a TokenArray of 2**29 entries or more does not fit Arrow utf8")
+    with nogil:
+        status = fill_columns(array, tokens.records, tokens.count, tokens.epin, nulls)
+    if status < 0:
+        raise MemoryError()  # the capsule releases what was built
+    return capsule
+
+
+cdef object stream_capsule(TokenArray tokens):
+    cdef ArrowArrayStream* stream = <ArrowArrayStream*>calloc(1, sizeof(ArrowArrayStream))
+    cdef ArrowArray* array
+    if stream == NULL:
+        raise MemoryError()
+    capsule = PyCapsule_New(stream, b"arrow_array_stream",
+                            <PyCapsule_Destructor>stream_capsule_free)
+    chunk = array_capsule(tokens)
+    array = <ArrowArray*>PyCapsule_GetPointer(chunk, b"arrow_array")
+    if one_chunk_stream(stream, array, tokens_schema, tokens.epin) < 0:
+        raise MemoryError()
+    return capsule

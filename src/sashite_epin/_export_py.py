@@ -1,0 +1,61 @@
+"""TokenArray as Arrow data, pure Python: the twin of ``_export_c.pxi``, built with
+pyarrow (the compiled core writes the C structs itself and needs no library).
+
+The same struct column: token (utf8); abbr, side and state (dictionaries over int8 of
+the letters and of the spec's words, indexed by the record's numbers); terminal and
+derived (bool, derived for EPIN only); an entry marked invalid is null in every field.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+FIELDS = ("token", "abbr", "side", "state", "terminal", "derived")
+LETTERS = tuple(chr(c) for c in range(65, 91))
+SIDE_WORDS = ("first", "second")
+STATE_WORDS = ("normal", "enhanced", "diminished")  # the record's state numbers
+
+
+def _pyarrow() -> Any:
+    try:
+        return importlib.import_module("pyarrow")
+    except ImportError:
+        raise ImportError(
+            "the pure-Python core exports Arrow data through pyarrow: "
+            "pip install 'sashite-epin[arrow]'"
+        ) from None
+
+
+def struct_array(epin: bool, records: bytes, tokens: list[str | None]) -> Any:
+    """The export of a TokenArray: its records and each entry's token (None if marked)."""
+    pa = _pyarrow()
+    rows = [records[5 * i : 5 * i + 5] for i in range(len(tokens))]
+    missing = [t is None for t in tokens]
+    mask = pa.array(missing, pa.bool_())
+
+    def column(values: list[Any], kind: Any) -> Any:
+        return pa.array([None if m else v for v, m in zip(values, missing, strict=True)], kind)
+
+    def words(field: int, vocabulary: tuple[str, ...], first: int = 0) -> Any:
+        numbers = [max(r[field] - first, 0) for r in rows]
+        indices = pa.array(numbers, pa.int8(), mask=mask)
+        return pa.DictionaryArray.from_arrays(indices, pa.array(vocabulary, pa.string()))
+
+    fields = [
+        pa.array(tokens, pa.string()),
+        words(0, LETTERS, 65),
+        words(1, SIDE_WORDS),
+        words(2, STATE_WORDS),
+        column([bool(r[3]) for r in rows], pa.bool_()),
+        column([bool(r[4]) for r in rows], pa.bool_()),
+    ]
+    names = FIELDS if epin else FIELDS[:-1]
+    return pa.StructArray.from_arrays(fields[: len(names)], names=list(names))
+
+
+def stream(array: Any) -> Any:
+    """The struct column as a one-batch stream (what table readers take)."""
+    pa = _pyarrow()
+    batch = pa.RecordBatch.from_struct_array(array)
+    return pa.RecordBatchReader.from_batches(batch.schema, [batch])
