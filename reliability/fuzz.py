@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the regex oracle the tests use
 
-TARGETS = ("single", "is_valid", "bulk_list", "bulk_bytes", "scan")
+TARGETS = ("single", "is_valid", "bulk_list", "bulk_bytes", "scan", "arrow")
 
 # Characters near the grammar, where the interesting inputs are: markers, letters at
 # the edges of both ranges and their neighbours, separators, NUL, look-alikes.
@@ -55,15 +55,17 @@ def load():  # type: ignore[no-untyped-def]
         import oracle
 
         import sashite_epin
-        from sashite_epin import ParseError, _core_c, _core_py
+        from sashite_epin import ParseError, _arrow_py, _core_c, _core_py
         from sashite_epin._epin import _EPINS
         from sashite_epin._pin import _PINS
     _core_py.register(_PINS, _EPINS)
-    return atheris, np, oracle, sashite_epin, ParseError, _core_c, _core_py
+    return atheris, np, oracle, sashite_epin, ParseError, _core_c, _core_py, _arrow_py
 
 
 def make_targets():  # type: ignore[no-untyped-def]
-    atheris, np, oracle, sashite_epin, ParseError, compiled, twin = load()
+    atheris, np, oracle, sashite_epin, ParseError, compiled, twin, arrow_structs = load()
+    import pyarrow as pa
+
     cores = (compiled, twin)
 
     def text(fdp: object, limit: int = 12) -> str:
@@ -167,8 +169,57 @@ def make_targets():  # type: ignore[no-untyped-def]
             token, end = at
             assert token == s[pos:end] and oracle.is_token(token, epin), (s, pos, at)
 
+    class Patched:
+        """A pyarrow utf8 array whose exported offsets are the fuzzer's, over its real
+        data buffer: whatever they say, no core may read outside what they span."""
+
+        def __init__(self, like: object, offsets: object) -> None:
+            self.like, self.offsets = like, offsets
+
+        def __arrow_c_array__(self, requested_schema: object = None) -> object:
+            schema, array = self.like.__arrow_c_array__()  # type: ignore[attr-defined]
+            struct = arrow_structs.ArrowArray.from_address(
+                arrow_structs._GetPointer(array, b"arrow_array")
+            )
+            struct.buffers[1] = self.offsets.ctypes.data  # type: ignore[attr-defined]
+            return schema, array
+
+    layouts = (
+        lambda e: pa.array(e, pa.string()),
+        lambda e: pa.array(e, pa.large_string()),
+        lambda e: pa.array(e, pa.string_view()),
+        lambda e: pa.array(e, pa.string()).dictionary_encode(),
+        lambda e: pa.chunked_array([e[: len(e) // 2], e[len(e) // 2 :]], pa.string()),
+        lambda e: pa.array(["x", *e, "y"], pa.string())[1:-1],
+    )
+
+    def arrow(data: bytes) -> None:
+        fdp = atheris.FuzzedDataProvider(data)
+        epin, errors = fdp.ConsumeBool(), "mark" if fdp.ConsumeBool() else "raise"
+        count = fdp.ConsumeIntInRange(0, 24)
+        if fdp.ConsumeIntInRange(0, 3) == 0:  # hostile offsets over 8-byte strings
+            offsets = np.array([fdp.ConsumeIntInRange(-6, 8 * count + 6)
+                                for _ in range(count + 1)], np.int32)  # fmt: skip
+            same("parse_many", Patched(pa.array(["K^'+-k"] * count), offsets), epin, errors)
+            return
+        if fdp.ConsumeIntInRange(0, 3) == 0:  # hostile views over 20-byte strings
+            views = np.array([(fdp.ConsumeIntInRange(-2, 24), int.from_bytes(b"+K^'", "little"),
+                               fdp.ConsumeIntInRange(-1, 2), fdp.ConsumeIntInRange(-4, 20 * count))
+                              for _ in range(count)], "<i4").reshape(-1)  # fmt: skip
+            like = pa.array(["K" * 20] * count, pa.string_view())
+            same("parse_many", Patched(like, views), epin, errors)
+            return
+        entries = [
+            None if fdp.ConsumeIntInRange(0, 6) == 0 else
+            text(fdp, 6).encode("utf-8", "replace").decode()  # Arrow strings are UTF-8
+            for _ in range(count)
+        ]  # fmt: skip
+        column = layouts[fdp.ConsumeIntInRange(0, len(layouts) - 1)](entries)
+        got = same("parse_many", column, epin, errors)
+        assert got == same("parse_many", entries, epin, errors), (entries, got)
+
     return atheris, {"single": single, "is_valid": is_valid, "bulk_list": bulk_list,
-                     "bulk_bytes": bulk_bytes, "scan": scan}  # fmt: skip
+                     "bulk_bytes": bulk_bytes, "scan": scan, "arrow": arrow}  # fmt: skip
 
 
 def work(target: str, libfuzzer_args: list[str]) -> None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from sashite_epin import Epin, NativeStyles, ParseError, Pin
@@ -53,6 +54,17 @@ class Inputs:
         self.invalid = [t for t in self.mixed[: n // 5] if not Epin.is_valid(t)]
         per = sum(len(Epin.tokenize(p)) for p in PLACEMENTS)
         self.placements = PLACEMENTS * max(1, n // 5 // per)
+        # Columns: Arrow (plain, chunked with nulls and bad entries, views, dictionary),
+        # numpy objects with missing values.
+        tenth = n // 10
+        holes = [None if i % 97 == 0 else t for i, t in enumerate(self.mixed[:tenth])]
+        self.columns = [
+            pa.array(self.valid, pa.string()),
+            pa.chunked_array([holes[: tenth // 2], holes[tenth // 2 :]], pa.large_string()),
+            pa.array(holes, pa.string_view()),
+            pa.array(holes).dictionary_encode(),
+            np.array(holes, dtype=object),
+        ]
 
 
 def expect_error(call: Callable[[], object], error: type[Exception] = ParseError) -> None:
@@ -78,6 +90,16 @@ def one_round(core: ModuleType, inp: Inputs) -> None:
         pickle.loads(pickle.dumps(result))
         list(result[:1000])
     core.parse_many(inp.pins, False).sorted()
+    for column in inp.columns:
+        marked = core.parse_many(column, True, "mark")
+        marked.errors()[-10:]
+        both = marked.valid() + marked[np.arange(len(marked)) % 3 == 0]
+        core.from_codes(both.codes(), True)
+        pa.table(both)
+        both.__arrow_c_array__()
+        both.__arrow_c_stream__()
+        if len(marked.invalid):
+            expect_error(lambda: core.parse_many(column, True))  # noqa: B023
     for tokens in (inp.mixed, inp.mixed_bytes, inp.u_array):
         marked = core.parse_many(tokens, True, "mark")
         list(marked.invalid)
@@ -124,9 +146,11 @@ def test_memory_stays_flat_and_refcounts_return(core: ModuleType) -> None:
         gc.collect()
         growth.append(rss() - start)
         assert interned_refcounts() == refs
-    # 4 rounds of ~20 million token parses: a byte per token would be ~80 MB.
+    # 4 rounds of ~20 million token parses: a byte per token would be ~20 MB a round,
+    # and grow round after round.  What stays is malloc keeping freed blocks for reuse:
+    # the Arrow exports' buffers, several MB a round (seen: +9, +9, +10, -5 MB).
     print(f"{core.IMPLEMENTATION}: RSS growth over 4 rounds {growth} bytes")
-    assert max(growth) < 4 * 2**20, growth
+    assert max(growth) < 16 * 2**20, growth
 
     tracemalloc.start(1)
     try:

@@ -398,6 +398,37 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     return S_OK
 
 
+cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
+    """string_view without a parent: the hot loop.  A token (1-4 bytes) always sits
+    inline in its 16-byte view, so the common case reads the view alone; longer or
+    invalid entries go to entry_code and sink_put, which check, decide and report."""
+    cdef const ArrowArray* a = values.values
+    cdef const unsigned char* view = <const unsigned char*>a.buffers[1] + 16 * a.offset
+    cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
+    cdef unsigned char* out = s.records + 5 * s.count
+    cdef int64_t i, j, length = a.length
+    cdef int32_t n
+    cdef Py_ssize_t base = s.count
+    cdef int code, status = S_OK
+    for i in range(length):
+        memcpy(&n, view + 16 * i, 4)
+        j = a.offset + i
+        if 0 < n <= 4 and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1):
+            code = fast_code(view[16 * i + 4], view[16 * i + 5], view[16 * i + 6],
+                             view[16 * i + 7], n, epin)
+            if code >= 0:
+                memcpy(out + 5 * i, record_of[code], 8)
+                continue
+        s.count = base + i
+        code = entry_code(values, i, epin, &status)
+        if status == S_OK:
+            status = sink_put(s, code, i)
+        if status != S_OK:
+            return status
+    s.count = base + length
+    return S_OK
+
+
 cdef int scan_array(Sink* s, const ArrowArray* a, ColumnType t, bint epin,
                     const ArrowArray* rows) noexcept nogil:
     """Scan one Arrow array of strings into the sink; S_* status.  rows: the struct
@@ -414,6 +445,8 @@ cdef int scan_array(Sink* s, const ArrowArray* a, ColumnType t, bint epin,
             return scan_offsets(s, &values, <const int32_t*>a.buffers[1], epin)
         if status == S_OK and rows == NULL and a.length and t.layout == A_LARGE:
             return scan_offsets(s, &values, <const int64_t*>a.buffers[1], epin)
+        if status == S_OK and rows == NULL and a.length and t.layout == A_VIEW:
+            return scan_views(s, &values, epin)
         i = 0
         while status == S_OK and i < a.length:
             if rows != NULL and is_null(rows, i):
