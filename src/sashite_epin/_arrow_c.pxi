@@ -367,17 +367,22 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     of 1-4 bytes whose 4-byte window lies within what the offsets span is decoded by the
     branch-free fast_code; anything else goes to entry_code and sink_put, which decide
     and report."""
+    # Everything the loop reads from the structs is copied to locals first: the record
+    # stores go through a char pointer, which may alias anything, and would otherwise
+    # force a reload of each field on every entry.
     cdef const ArrowArray* a = values.values
     cdef const unsigned char* data = <const unsigned char*>a.buffers[2]
     cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
     cdef unsigned char* out = s.records + 5 * s.count
-    cdef int64_t i, n, j, start = offsets[a.offset], stop, length = a.length, end = values.end
+    cdef int64_t first = a.offset, length = a.length, end = values.end
+    cdef const offset_t* o = offsets + first
+    cdef int64_t i, n, j, start = o[0], stop
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
     for i in range(length):
-        stop = offsets[a.offset + i + 1]
+        stop = o[i + 1]
         n = stop - start
-        j = a.offset + i
+        j = first + i
         if (0 < n <= 4 and stop >= start and start + 4 <= end
                 and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1)):
             code = fast_code(data[start], data[start + 1], data[start + 2], data[start + 3],
@@ -406,13 +411,13 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef const unsigned char* view = <const unsigned char*>a.buffers[1] + 16 * a.offset
     cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
     cdef unsigned char* out = s.records + 5 * s.count
-    cdef int64_t i, j, length = a.length
+    cdef int64_t i, j, first = a.offset, length = a.length  # locals: see scan_offsets
     cdef int32_t n
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
     for i in range(length):
         memcpy(&n, view + 16 * i, 4)
-        j = a.offset + i
+        j = first + i
         if 0 < n <= 4 and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1):
             code = fast_code(view[16 * i + 4], view[16 * i + 5], view[16 * i + 6],
                              view[16 * i + 7], n, epin)
