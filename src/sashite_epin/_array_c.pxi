@@ -143,7 +143,8 @@ cdef class TokenArray:
         """An entry (an int index), or a new TokenArray of the entries a slice, a
         boolean mask of the same length or an array of integers picks."""
         cdef Py_ssize_t i
-        one = _selection.scalar(index)
+        # An exact int first: no call on the common path.
+        one = index if type(index) is int else _selection.scalar(index)
         if one is not None:
             i = one
             if i < 0:

@@ -86,7 +86,7 @@ class TokenArray:
     def __getitem__(self, index: object) -> Any:
         """An entry (an int index), or a new TokenArray of the entries a slice, a
         boolean mask of the same length or an array of integers picks."""
-        one = scalar(index)
+        one = index if type(index) is int else scalar(index)
         if one is not None:
             i = one + len(self) if one < 0 else one
             if not 0 <= i < len(self):

@@ -69,10 +69,10 @@ cdef enum:
     S_BUFFERS = -5      # a buffer the entries need is missing
 
 cdef dict MALFORMED = {
-    S_OFFSETS: "Arrow offsets go backwards or below zero",
-    S_VIEW: "an Arrow string view points outside its data buffer",
-    S_INDEX: "an Arrow dictionary index is outside the dictionary",
-    S_BUFFERS: "an Arrow array lacks a buffer its entries need",
+    S_OFFSETS: _inputs.MALFORMED_OFFSETS,
+    S_VIEW: _inputs.MALFORMED_VIEW,
+    S_INDEX: _inputs.MALFORMED_INDEX,
+    S_BUFFERS: _inputs.MALFORMED_BUFFERS,
 }
 
 
@@ -144,20 +144,11 @@ cdef ColumnType column_type(ArrowSchema* schema) except *:
     return t
 
 
-cdef dict FORMAT_NAMES = {
-    "b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16", "i": "int32",
-    "I": "uint32", "l": "int64", "L": "uint64", "e": "float16", "f": "float32",
-    "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",
-    "tdD": "date32", "tdm": "date64", "+l": "list", "+L": "large_list", "+s": "struct",
-}
-
-
 cdef str format_name(const char* fmt):
     """A readable name of an Arrow format string: 'int64' for "l"."""
     if fmt == NULL:
         return "?"
-    text = (<bytes>fmt).decode("utf-8", "replace")
-    return FORMAT_NAMES.get(text, FORMAT_NAMES.get(text[:2], repr(text)))
+    return _inputs.arrow_type_name((<bytes>fmt).decode("utf-8", "replace"))
 
 
 cdef inline bint is_null(const ArrowArray* a, int64_t i) noexcept nogil:

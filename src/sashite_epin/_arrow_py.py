@@ -12,6 +12,14 @@ import ctypes
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from ._inputs import (
+    MALFORMED_BUFFERS,
+    MALFORMED_INDEX,
+    MALFORMED_OFFSETS,
+    MALFORMED_VIEW,
+    arrow_type_name,
+)
+
 _GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _GetPointer.restype = ctypes.c_void_p
 _GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
@@ -70,12 +78,6 @@ ArrowArrayStream._fields_ = [
     ("private_data", ctypes.c_void_p),
 ]
 
-_FORMAT_NAMES = {
-    "b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16", "i": "int32",
-    "I": "uint32", "l": "int64", "L": "uint64", "e": "float16", "f": "float32",
-    "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",
-    "tdD": "date32", "tdm": "date64", "+l": "list", "+L": "large_list", "+s": "struct",
-}  # fmt: skip
 _INDEX_TYPES = {
     "c": ctypes.c_int8,
     "C": ctypes.c_uint8,
@@ -87,15 +89,6 @@ _INDEX_TYPES = {
     "L": ctypes.c_int64,
 }  # fmt: skip  (uint64 read as int64: an index above 2**63 is out of range either way)
 _STRINGS = ("u", "U", "vu", "n")
-
-_MALFORMED_OFFSETS = "Arrow offsets go backwards or below zero"
-_MALFORMED_VIEW = "an Arrow string view points outside its data buffer"
-_MALFORMED_INDEX = "an Arrow dictionary index is outside the dictionary"
-_MALFORMED_BUFFERS = "an Arrow array lacks a buffer its entries need"
-
-
-def _format_name(fmt: str) -> str:
-    return _FORMAT_NAMES.get(fmt, _FORMAT_NAMES.get(fmt[:2], repr(fmt)))
 
 
 class ColumnType(NamedTuple):
@@ -117,20 +110,21 @@ def column_type(schema: ArrowSchema) -> ColumnType:
         value = (schema.dictionary.contents.format or b"").decode("utf-8", "replace")
         if fmt not in _INDEX_TYPES or value not in _STRINGS or value == "n":
             raise TypeError(
-                f"parse_many reads Arrow string columns, not a dictionary of {_format_name(value)}"
+                "parse_many reads Arrow string columns, not a dictionary of "
+                f"{arrow_type_name(value)}"
             )
         return ColumnType(value, _INDEX_TYPES[fmt], False)
     if fmt not in _STRINGS:
         raise TypeError(
             "parse_many reads Arrow string columns (utf8, large_utf8, string_view, or a "
-            f"dictionary of them), not Arrow type {_format_name(fmt)}"
+            f"dictionary of them), not Arrow type {arrow_type_name(fmt)}"
         )
     return ColumnType(fmt, None, False)
 
 
 def _read(address: int | None, ctype: Any, index: int) -> int:
     if not address:
-        raise ValueError(_MALFORMED_BUFFERS)
+        raise ValueError(MALFORMED_BUFFERS)
     return int(ctype.from_address(address + ctypes.sizeof(ctype) * index).value)
 
 
@@ -147,18 +141,18 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
     if layout == "n" or array.length == 0:
         return lambda i: b""
     if array.n_buffers < 3 or not array.buffers[1]:
-        raise ValueError(_MALFORMED_BUFFERS)
+        raise ValueError(MALFORMED_BUFFERS)
     if layout == "vu":
         n_data = array.n_buffers - 3
         sizes = array.buffers[array.n_buffers - 1]
         if n_data and not sizes:
-            raise ValueError(_MALFORMED_BUFFERS)
+            raise ValueError(MALFORMED_BUFFERS)
 
         def view(i: int) -> bytes:
             at = array.buffers[1] + 16 * (array.offset + i)
             n = ctypes.c_int32.from_address(at).value
             if n < 0:
-                raise ValueError(_MALFORMED_VIEW)
+                raise ValueError(MALFORMED_VIEW)
             if n <= 12:
                 return ctypes.string_at(at + 4, n)
             buffer = ctypes.c_int32.from_address(at + 8).value
@@ -168,7 +162,7 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
                 or start < 0
                 or start + n > _read(sizes, ctypes.c_int64, buffer)
             ):
-                raise ValueError(_MALFORMED_VIEW)
+                raise ValueError(MALFORMED_VIEW)
             return ctypes.string_at(array.buffers[2 + buffer] + start, n)
 
         return view
@@ -177,15 +171,15 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
     first = _read(offsets, ctype, array.offset)
     end = _read(offsets, ctype, array.offset + array.length)
     if first < 0 or end < first:
-        raise ValueError(_MALFORMED_OFFSETS)
+        raise ValueError(MALFORMED_OFFSETS)
     if end > 0 and not array.buffers[2]:
-        raise ValueError(_MALFORMED_BUFFERS)
+        raise ValueError(MALFORMED_BUFFERS)
 
     def between_offsets(i: int) -> bytes:
         start = _read(offsets, ctype, array.offset + i)
         stop = _read(offsets, ctype, array.offset + i + 1)
         if start < 0 or stop < start or stop > end:
-            raise ValueError(_MALFORMED_OFFSETS)
+            raise ValueError(MALFORMED_OFFSETS)
         return ctypes.string_at(array.buffers[2] + start, stop - start)
 
     return between_offsets
@@ -207,7 +201,7 @@ def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Itera
                 yield text(read(i))
         return
     if not array.dictionary or (array.length and not array.buffers[1]):
-        raise ValueError(_MALFORMED_BUFFERS)
+        raise ValueError(MALFORMED_BUFFERS)
     values = array.dictionary.contents
     read = _texts(values, t.layout)
     words = [None if _is_null(values, k) else text(read(k)) for k in range(values.length)]
@@ -217,7 +211,7 @@ def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Itera
             continue
         k = _read(array.buffers[1], t.index, array.offset + i)
         if not 0 <= k < len(words):
-            raise ValueError(_MALFORMED_INDEX)
+            raise ValueError(MALFORMED_INDEX)
         yield words[k]
 
 
@@ -225,10 +219,10 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | None]:
     if not t.in_struct:
         return _entries(chunk, t, None)
     if chunk.n_children != 1 or not chunk.children or not chunk.children[0]:
-        raise ValueError(_MALFORMED_BUFFERS)
+        raise ValueError(MALFORMED_BUFFERS)
     child = ArrowArray.from_buffer_copy(chunk.children[0].contents)
     if child.length < chunk.offset + chunk.length:
-        raise ValueError(_MALFORMED_BUFFERS)
+        raise ValueError(MALFORMED_BUFFERS)
     child.offset += chunk.offset
     child.length = chunk.length
     return _entries(child, t, chunk)

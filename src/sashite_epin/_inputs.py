@@ -51,3 +51,22 @@ def is_missing(item: object) -> bool:
         return math.isnan(item)
     kind = type(item)  # pandas.NA's type, recognised without importing pandas
     return kind.__name__ == "NAType" and str(kind.__module__).startswith("pandas")
+
+
+# Arrow type names for messages ("int64" for the format "l"), and what malformed Arrow
+# data is called: the same words from both cores' readers.
+ARROW_TYPE_NAMES: Final = {
+    "b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16", "i": "int32",
+    "I": "uint32", "l": "int64", "L": "uint64", "e": "float16", "f": "float32",
+    "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",
+    "tdD": "date32", "tdm": "date64", "+l": "list", "+L": "large_list", "+s": "struct",
+}  # fmt: skip
+MALFORMED_OFFSETS: Final = "Arrow offsets go backwards or below zero"
+MALFORMED_VIEW: Final = "an Arrow string view points outside its data buffer"
+MALFORMED_INDEX: Final = "an Arrow dictionary index is outside the dictionary"
+MALFORMED_BUFFERS: Final = "an Arrow array lacks a buffer its entries need"
+
+
+def arrow_type_name(fmt: str) -> str:
+    """A readable name of an Arrow format string."""
+    return ARROW_TYPE_NAMES.get(fmt, ARROW_TYPE_NAMES.get(fmt[:2], repr(fmt)))
