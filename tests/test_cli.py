@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 
-def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sashite_epin", *args], input=stdin, capture_output=True, text=True
+
+def cli(
+    *args: str, stdin: str | None = None, stdin_bytes: bytes | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The command, run as a user runs it; stdin empty unless given."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sashite_epin", *args],
+        input=stdin_bytes if stdin_bytes is not None else (stdin or "").encode(),
+        capture_output=True,
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
     )
 
 
@@ -19,7 +33,7 @@ def test_no_arguments_runs_the_demo() -> None:
     assert done.returncode == 0, done.stderr
     assert "K^'" not in done.stdout or "derived=true" in done.stdout
     assert "C^'   abbr=C side=first state=normal terminal=true derived=true" in done.stdout
-    assert "\"K''\": invalid derivation marker" in done.stdout
+    assert "'K\\'\\'': invalid derivation marker" in done.stdout
     assert "'\\u212a': must contain exactly one letter" in done.stdout
 
 
@@ -54,28 +68,238 @@ def test_parse_json_and_pin_grammar() -> None:
     assert second == {"token": "K'", "error": "unexpected character"}
 
 
-def test_validate_reports_each_invalid_line(tmp_path: Path) -> None:
+def test_validate_reports_findings_like_grep(tmp_path: Path) -> None:
     path = tmp_path / "tokens.txt"
     path.write_bytes(b"K\n+r^'\nK^^\n\nk \r\nq\xff\n")
     done = cli("validate", str(path))
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        "line 3: 'K^^': invalid terminal marker",
-        "line 4: '': empty input",
-        "line 5: 'k ': unexpected character",
-        "line 6: 'q\\udcff': unexpected character",
-        "2 valid, 4 invalid",
+        f"{path}:3: 'K^^': invalid terminal marker",
+        f"{path}:4: '': empty input",
+        f"{path}:5: 'k ': unexpected character",
+        f"{path}:6: 'q\\xff': unexpected character",
+    ]
+    assert done.stderr == "2 valid, 4 invalid\n"
+
+
+def test_validate_splits_lines_on_newline_only(tmp_path: Path) -> None:
+    # grep -n and wc -l count b"\n" only: "K\rq" is one line, one (invalid) token.
+    path = tmp_path / "cr.txt"
+    path.write_bytes(b"K\rq\nx1\n")
+    done = cli("validate", str(path))
+    assert done.stdout.splitlines() == [
+        f"{path}:1: 'K\\rq': unexpected character",
+        f"{path}:2: 'x1': unexpected character",
+    ]
+    grep = subprocess.run(["grep", "-n", "x1", str(path)], capture_output=True, text=True)
+    assert grep.stdout.startswith("2:")
+
+
+def test_validate_removes_one_final_carriage_return(tmp_path: Path) -> None:
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(b"K\r\nq^'\r\n+p\r\r\nk")  # CRLF lines, one with two CRs, no final EOL
+    done = cli("validate", str(path))
+    assert done.returncode == 1
+    assert done.stdout == f"{path}:3: '+p\\r': unexpected character\n"
+    assert done.stderr == "3 valid, 1 invalid\n"
+
+
+def test_validate_reads_stdin_without_a_file_or_with_dash(tmp_path: Path) -> None:
+    for args in ((), ("-",)):
+        done = cli("validate", *args, stdin="K\nk^'\n-P\n")
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "3 valid, 0 invalid\n")
+    done = cli("validate", stdin="K\nK+\n")
+    assert done.stdout == "(standard input):2: 'K+': invalid state modifier\n"
+
+
+def test_validate_takes_several_files_and_names_each(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text("K\nx1\n")
+    two.write_text("q\n")
+    done = cli("validate", str(one), "-", str(two), stdin="+K\n++K\n")
+    assert done.stdout.splitlines() == [
+        f"{one}:2: 'x1': unexpected character",
+        "(standard input):2: '++K': invalid state modifier",
+    ]
+    assert done.stderr == "3 valid, 2 invalid\n"
+
+
+def test_validate_quiet_prints_nothing() -> None:
+    for args, stdin, status in ((("-q",), "K\nx1\n", 1), (("--quiet", "-"), "K\n", 0)):
+        done = cli("validate", *args, stdin=stdin)
+        assert (done.returncode, done.stdout, done.stderr) == (status, "", "")
+
+
+def test_validate_json_one_object_per_finding(tmp_path: Path) -> None:
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"K\n\xffK\n\xe2\x84\xaa\n")  # a byte that is no UTF-8; the Kelvin sign
+    done = cli("validate", "--json", str(path))
+    assert done.returncode == 1
+    findings = [json.loads(line) for line in done.stdout.splitlines()]
+    assert findings == [
+        {
+            "file": str(path),
+            "line": 2,
+            "token": "\\xffK",
+            "length": 2,
+            "reason": "must contain exactly one letter",
+        },
+        {
+            "file": str(path),
+            "line": 3,
+            "token": "\u212a",
+            "length": 3,
+            "reason": "must contain exactly one letter",
+        },
     ]
 
 
-def test_validate_reads_stdin_and_succeeds_on_valid_input() -> None:
-    done = cli("validate", "-", stdin="K\nk^'\n-P\n")
-    assert done.returncode == 0
-    assert done.stdout.strip() == "3 valid, 0 invalid"
+def test_validate_shows_hostile_lines_escaped_and_cut(tmp_path: Path) -> None:
+    path = tmp_path / "binary.dat"
+    data = bytes(range(256)) * 50 + b"K" * 100_000 + b"\n\x1b[31mK\n"
+    path.write_bytes(data)
+    last = data.count(b"\n")
+    done = cli("validate", str(path))
+    assert done.returncode == 1
+    assert done.stdout.isascii() and "\x1b" not in done.stdout  # nothing raw reaches a terminal
+    assert max(map(len, done.stdout.splitlines())) < 400
+    assert done.stdout.splitlines()[-1] == (
+        f"{path}:{last}: '\\x1b[31mK': input exceeds 4 characters"
+    )
 
 
-def test_bad_usage_exits_2() -> None:
-    assert cli("parse").returncode == 2
+def test_validate_failures_exit_2_with_one_line(tmp_path: Path) -> None:
+    for args, message in (
+        ((str(tmp_path / "nope.txt"),), f"{tmp_path / 'nope.txt'}: No such file or directory"),
+        ((str(tmp_path),), f"{tmp_path}: is a directory"),
+        (("/proc/self/mem",), "/proc/self/mem: Input/output error"),  # a read that fails
+    ):
+        done = cli("validate", *args)
+        assert done.returncode == 2, args
+        assert "Traceback" not in done.stderr
+        assert f"sashite-epin: {message}\n" in done.stderr.replace(
+            "python -m sashite_epin", "sashite-epin"
+        )
+
+
+def test_validate_still_checks_the_other_files_after_a_missing_one(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text("K\nx1\n")
+    done = cli("validate", str(tmp_path / "nope.txt"), str(good))
+    assert done.returncode == 2  # an I/O error outranks invalid tokens, as in grep
+    assert done.stdout == f"{good}:2: 'x1': unexpected character\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_validate_unreadable_file_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "secret.txt"
+    path.write_text("K\n")
+    path.chmod(0)
+    done = cli("validate", str(path))
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        2,
+        f"python -m sashite_epin: {path}: Permission denied",
+    )
+
+
+def test_closed_pipe_ends_quietly_with_status_2() -> None:
+    shell = f"seq 1 300000 | {shlex.quote(sys.executable)} -m sashite_epin validate | head -1"
+    done = subprocess.run(
+        ["bash", "-c", shell + "; echo status=${PIPESTATUS[1]}"], capture_output=True, text=True
+    )
+    assert done.stdout.splitlines() == [
+        "(standard input):1: '1': must contain exactly one letter",
+        "status=2",
+    ]
+    assert done.stderr == "python -m sashite_epin: output closed before all was written\n"
+
+
+def test_ctrl_c_exits_2_without_traceback() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sashite_epin", "validate"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write("K\n")
+    process.stdin.flush()
+    time.sleep(1.0)  # past start-up: the command is waiting on its input
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert (process.returncode, err) == (2, "python -m sashite_epin: interrupted\n")
+
+
+def test_parse_reads_tokens_from_stdin_and_takes_dash_tokens() -> None:
+    done = cli("parse", "-p", "-", "K", stdin="+K\nzz\n")
+    assert done.returncode == 1
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["-p", "+K", "'zz':", "K"]
+
+
+def test_parse_shows_bad_bytes_as_escapes() -> None:
+    done = cli("parse", "--json", "-", stdin=None, stdin_bytes=b"\xff\n")
+    assert json.loads(done.stdout) == {"token": "\\xff", "error": "must contain exactly one letter"}
+    done = cli("parse", "\u212a")
+    assert done.stdout == "'\\u212a': must contain exactly one letter\n"
+
+
+def test_tokenize_prints_tokens_with_positions() -> None:
+    done = cli("tokenize", "-rnbqk^bn-r/8/2PB", "K^^")
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "1:0\t-r",
+        "1:2\tn",
+        "1:3\tb",
+        "1:4\tq",
+        "1:5\tk^",
+        "1:7\tb",
+        "1:8\tn",
+        "1:9\t-r",
+        "1:15\tP",
+        "1:16\tB",
+        "2:2: '^': invalid terminal marker",
+    ]
+    first = json.loads(cli("tokenize", "--json", "-", stdin="2+P'\n").stdout)
+    assert first == {
+        "text": 1,
+        "position": 1,
+        "token": "+P'",
+        "abbr": "P",
+        "side": "first",
+        "state": "enhanced",
+        "terminal": False,
+        "derived": True,
+        "code": 485,
+    }
+    assert cli("tokenize", "--pin", "K'").stdout == "1:0\tK\n"  # ' is no PIN character
+
+
+@pytest.mark.parametrize("spelling", ["2000", "2_000", "2,000", "2e3", "2.0e3"])
+def test_bench_accepts_the_usual_spellings_of_a_number(spelling: str) -> None:
+    from sashite_epin._cli import count
+
+    assert count(spelling) == 2000
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1e-3", "2.5e0", "1,0000x", "", "one"])
+def test_bench_refuses_what_is_not_a_count(bad: str) -> None:
+    done = cli("bench", "--tokens", bad)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_console_script_names_itself() -> None:
+    script = Path(sys.executable).parent / "sashite-epin"
+    if not script.exists():
+        pytest.skip("the package's console script is not installed next to this Python")
+    done = subprocess.run([str(script), "parse"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("sashite-epin parse: ")
+    assert (
+        "usage: sashite-epin"
+        in subprocess.run([str(script), "--help"], capture_output=True, text=True).stdout
+    )
 
 
 def test_bench_prints_a_table_and_its_progress() -> None:

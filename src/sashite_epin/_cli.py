@@ -1,19 +1,25 @@
-"""The command line: ``python -m sashite_epin [parse|validate] ...``.
+"""The command line: ``sashite-epin`` / ``python -m sashite_epin``.
 
-With no arguments it shows a demo on built-in tokens.  ``parse TOKEN...`` prints each
-token's attributes (``--json`` for JSON lines); ``validate FILE`` (``-`` for stdin)
-checks one token per line and reports every invalid one; both exit 1 on any invalid
-token.  ``bench`` times the bulk paths against pure-Python baselines.  ``--pin``
-switches both to the PIN grammar.
+It behaves like grep, ruff and jq: findings on stdout (``FILE:LINE: 'token': reason``, or
+one JSON object per line with ``--json``), the summary and every failure on stderr, exit 0
+when all is valid, 1 when something is invalid, 2 for a usage or I/O error (missing file,
+directory, permission, closed output, Ctrl-C) with a one-line message and no traceback.
+
+Input lines are split on ``\\n`` only, so line numbers agree with ``grep -n`` and ``wc -l``;
+one final ``\\r`` is removed (CRLF files); any other character is part of the token.
+Tokens are shown escaped (``'\\u212a'``, ``'\\xff'`` for a byte that is not UTF-8), never
+echoed raw, and cut to a readable length.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
-from collections.abc import Iterable, Sequence
-from typing import TextIO
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO, TextIO
 
 from . import IMPLEMENTATION, Epin, ParseError, Pin, __version__
 
@@ -43,6 +49,93 @@ DEMO_TOKENS = (
     "\u212a",
 )
 
+STDIN_NAME = "(standard input)"  # as grep names it
+SHOWN = 40  # characters of a token a finding shows
+CHUNK = 1 << 20  # bytes read at a time
+LONGEST_KEPT = 1 << 20  # a longer line is judged by its first MiB (no token is that long)
+
+
+class UsageError(Exception):
+    """A failure the user caused: reported as one line on stderr, exit status 2."""
+
+
+# -- showing a token -------------------------------------------------------------------------
+
+_ESCAPES = {"\\": "\\\\", "'": "\\'", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def escaped(token: str) -> str:
+    """The token quoted, printable ASCII as itself and everything else escaped.
+
+    Non-ASCII code points are ``\\uXXXX`` (a look-alike such as the Kelvin sign must not
+    pass for ``K``); bytes that were not UTF-8 (surrogate escapes) are ``\\xNN``.  At most
+    SHOWN characters, then ``...``.
+    """
+    out = []
+    for char in token[:SHOWN]:
+        point = ord(char)
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif 0x20 <= point < 0x7F:
+            out.append(char)
+        elif 0xDC80 <= point <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+            out.append(f"\\x{point - 0xDC00:02x}")
+        elif point < 0x100:
+            out.append(f"\\x{point:02x}" if point < 0x20 or point == 0x7F else f"\\u{point:04x}")
+        elif point < 0x10000:
+            out.append(f"\\u{point:04x}")
+        else:
+            out.append(f"\\U{point:08x}")
+    return "'" + "".join(out) + "'" + ("..." if len(token) > SHOWN else "")
+
+
+def json_text(token: str) -> str:
+    """The token for JSON: valid UTF-8 always, bytes that were not UTF-8 as ``\\xNN`` text."""
+    return token.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+# -- reading lines ---------------------------------------------------------------------------
+
+
+def lines_of(stream: BinaryIO) -> Iterator[list[str]]:
+    """Batches of lines, split on b"\\n" only, a final b"\\r" removed, decoded as UTF-8 with
+    surrogate escapes.  A trailing b"\\n" ends the last line rather than starting one."""
+    pending = b""
+    while True:
+        chunk = stream.read(CHUNK)
+        if not chunk:
+            break
+        parts = (pending + chunk).split(b"\n")
+        pending = parts.pop()
+        if len(pending) > LONGEST_KEPT:  # never a token: keep a bounded head, drop the rest
+            pending = pending[:LONGEST_KEPT]
+        if parts:
+            yield decoded(parts)
+    if pending:
+        yield decoded([pending])
+
+
+def decoded(parts: list[bytes]) -> list[str]:
+    text = b"\n".join(parts).decode("utf-8", "surrogateescape")
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return lines
+
+
+def open_input(name: str) -> BinaryIO:
+    if name == "-":
+        return sys.stdin.buffer
+    try:
+        if os.path.isdir(name):
+            raise UsageError(f"{name}: is a directory")
+        return open(name, "rb")
+    except OSError as exc:
+        raise UsageError(f"{name}: {exc.strerror or exc}") from None
+
+
+# -- commands --------------------------------------------------------------------------------
+
 
 def describe(token: Pin | Epin) -> dict[str, object]:
     pin = token.pin if isinstance(token, Epin) else token
@@ -68,42 +161,134 @@ def line_of(fields: dict[str, object]) -> str:
     return f"{fields['token']:<5} {rest}"
 
 
-def parse_tokens(tokens: Iterable[str], pin: bool, as_json: bool, out: TextIO) -> int:
-    kind = Pin if pin else Epin
+def parse_command(args: argparse.Namespace, out: TextIO) -> int:
+    """Each token's attributes; ``-`` reads tokens from stdin, one per line."""
+    kind = Pin if args.pin else Epin
     status = 0
-    for token in tokens:
+
+    def tokens() -> Iterator[str]:
+        for token in args.tokens:
+            if token == "-":
+                for batch in lines_of(sys.stdin.buffer):
+                    yield from batch
+            else:
+                yield token
+
+    for token in tokens():
         try:
             fields = describe(kind.parse(token))
         except ParseError as exc:
             status = 1
-            if as_json:
-                print(json.dumps({"token": token, "error": exc.reason}), file=out)
+            if args.json:
+                out.write(json.dumps({"token": json_text(token), "error": exc.reason}) + "\n")
             else:
-                print(f"{token!a}: {exc.reason}", file=out)
+                out.write(f"{escaped(token)}: {exc.reason}\n")
             continue
-        print(json.dumps(fields) if as_json else line_of(fields), file=out)
+        out.write((json.dumps(fields) if args.json else line_of(fields)) + "\n")
     return status
 
 
-def validate(stream: TextIO, pin: bool, out: TextIO) -> int:
-    """One token per line (universal newlines); each invalid one reported with its line."""
-    kind = Pin if pin else Epin
-    bad = total = 0
-    for number, line in enumerate(stream, 1):
-        token = line[:-1] if line.endswith("\n") else line
-        total += 1
+def validate_command(args: argparse.Namespace, out: TextIO) -> int:
+    """One token per line of each FILE (stdin without one); every invalid one reported."""
+    kind = Pin if args.pin else Epin
+    total = invalid = 0
+    failed = False
+    for name in args.files or ["-"]:
+        shown_name = STDIN_NAME if name == "-" else name
         try:
-            kind.parse(token)
+            stream = open_input(name)
+        except UsageError as exc:
+            report(exc)
+            failed = True
+            continue
+        try:
+            line = 0
+            for batch in lines_of(stream):
+                result = kind.parse_many(batch, errors="mark")
+                for error in result.errors():
+                    invalid += 1
+                    if args.quiet:
+                        continue
+                    token = str(error.token)
+                    number = line + int(error.index or 0) + 1
+                    if args.json:
+                        finding = {
+                            "file": shown_name,
+                            "line": number,
+                            "token": json_text(token[:SHOWN]),
+                            "length": len(token.encode("utf-8", "surrogateescape")),
+                            "reason": error.reason,
+                        }
+                        out.write(json.dumps(finding) + "\n")
+                    else:
+                        out.write(f"{shown_name}:{number}: {escaped(token)}: {error.reason}\n")
+                line += len(batch)
+            total += line
+        except BrokenPipeError:
+            raise  # our output, not this input: main() reports it
+        except OSError as exc:
+            report(UsageError(f"{name}: {exc.strerror or exc}"))
+            failed = True
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+    if not args.quiet:
+        out.flush()
+        print(f"{total - invalid} valid, {invalid} invalid", file=sys.stderr)
+    return 2 if failed else 1 if invalid else 0
+
+
+def tokenize_command(args: argparse.Namespace, out: TextIO) -> int:
+    """The tokens of back-to-back text (FEEN) with their positions, one per line."""
+    kind = Pin if args.pin else Epin
+    status = 0
+
+    def texts() -> Iterator[str]:
+        for text in args.texts:
+            if text == "-":
+                for batch in lines_of(sys.stdin.buffer):
+                    yield from batch
+            else:
+                yield text
+
+    for number, text in enumerate(texts(), 1):
+        try:
+            items = kind.tokenize(text)
         except ParseError as exc:
-            bad += 1
-            print(f"line {number}: {token!a}: {exc.reason}", file=out)
-    print(f"{total - bad} valid, {bad} invalid", file=out)
-    return 1 if bad else 0
+            status = 1
+            position = exc.position or 0
+            rest = text[position:]
+            if args.json:
+                failure = {"text": number, "position": position, "error": exc.reason}
+                out.write(json.dumps({**failure, "at": json_text(rest[:SHOWN])}) + "\n")
+            else:
+                out.write(f"{number}:{position}: {escaped(rest)}: {exc.reason}\n")
+            continue
+        position = 0
+        for item in items:
+            if isinstance(item, str):
+                position += len(item)
+                continue
+            written = str(item)
+            if args.json:
+                out.write(json.dumps({"text": number, "position": position, **describe(item)}))
+                out.write("\n")
+            else:
+                out.write(f"{number}:{position}\t{written}\n")
+            position += len(written)
+    return status
+
+
+def bench_command(args: argparse.Namespace, out: TextIO) -> int:
+    from ._bench import run
+
+    return run(args.tokens, args.repeat, out)
 
 
 def demo(out: TextIO) -> int:
     print(f"sashite-epin {__version__} ({IMPLEMENTATION} core): built-in tokens\n", file=out)
-    parse_tokens(DEMO_TOKENS, pin=False, as_json=False, out=out)
+    args = argparse.Namespace(tokens=DEMO_TOKENS, pin=False, json=False)
+    parse_command(args, out)
     k = Epin.parse("K^")
     print(
         f"\n{k!r}.derive() -> {k.derive()!r}; .pin.flip() -> {k.pin.flip()!r}; "
@@ -114,41 +299,128 @@ def demo(out: TextIO) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m sashite_epin",
-        description="PIN / EPIN piece identifiers. With no command: a demo.",
+# -- arguments -------------------------------------------------------------------------------
+
+_COUNT = re.compile(r"[0-9]+(?:[_,][0-9]+)*|[0-9]+(?:\.[0-9]*)?[eE]\+?[0-9]+")
+
+
+def count(text: str) -> int:
+    """A whole number >= 1: ``1000000``, ``1_000_000``, ``1,000,000`` or ``1e6``."""
+    if not _COUNT.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    value = float(text) if text[-1:].isdigit() and "e" in text.lower() else None
+    number = int(value) if value is not None else int(text.replace(",", "").replace("_", ""))
+    if value is not None and value != number:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return number
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its usage errors as one line on stderr, exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def build_parser(prog: str = "sashite-epin") -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=prog,
+        description="PIN / EPIN piece identifiers (Sashité). With no command: a demo.",
+        epilog="Exit status: 0 all valid, 1 some token invalid, 2 usage or I/O error.",
     )
     parser.add_argument("--version", action="version", version=__version__)
-    commands = parser.add_subparsers(dest="command")
-    p = commands.add_parser("parse", help="print each token's attributes")
+    commands = parser.add_subparsers(dest="command", parser_class=Parser)
+    p = commands.add_parser(
+        "parse",
+        help="print each token's attributes",
+        description="Print each TOKEN's attributes. A TOKEN may start with '-' (-p is a "
+        "token); '-' reads tokens from stdin, one per line.",
+    )
     p.add_argument("tokens", nargs="+", metavar="TOKEN")
-    p.add_argument("--json", action="store_true", help="one JSON object per line")
-    p.add_argument("--pin", action="store_true", help="use the PIN grammar")
-    v = commands.add_parser("validate", help="check one token per line of FILE")
-    v.add_argument("file", metavar="FILE", help="a path, or - for standard input")
-    v.add_argument("--pin", action="store_true", help="use the PIN grammar")
+    v = commands.add_parser(
+        "validate",
+        help="check one token per line of each FILE",
+        description="Check one token per line of each FILE (stdin when none, or '-'). Lines "
+        "are split on \\n only; one final \\r is removed (CRLF files). Each invalid token "
+        "is reported as FILE:LINE: 'token': reason on stdout; the counts go to stderr.",
+    )
+    v.add_argument("files", nargs="*", metavar="FILE")
+    v.add_argument("-q", "--quiet", action="store_true", help="print nothing: the exit status")
+    t = commands.add_parser(
+        "tokenize",
+        help="split back-to-back text (FEEN) into tokens with their positions",
+        description="Print the tokens of each TEXT ('-': stdin, one text per line) as "
+        "TEXT:POSITION<tab>TOKEN, TEXT counted from 1, POSITION from 0; other characters "
+        "(digits, '/') are skipped.",
+    )
+    t.add_argument("texts", nargs="+", metavar="TEXT")
+    for sub in (p, v, t):
+        sub.add_argument("--json", action="store_true", help="one JSON object per line")
+        sub.add_argument("--pin", action="store_true", help="use the PIN grammar")
     b = commands.add_parser("bench", help="time the bulk paths against pure-Python baselines")
-    b.add_argument("--tokens", type=int, default=1_000_000, help="corpus size (1,000,000)")
-    b.add_argument("--repeat", type=int, default=5, help="runs per figure, best kept (5)")
+    b.add_argument("--tokens", type=count, default=1_000_000, help="corpus size (1e6)")
+    b.add_argument("--repeat", type=count, default=5, help="runs per figure, best kept (5)")
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    out = sys.stdout
-    if args.command == "parse":
-        return parse_tokens(args.tokens, args.pin, args.json, out)
-    if args.command == "validate":
-        if args.file == "-":
-            stream = open(
-                sys.stdin.fileno(), encoding="utf-8", errors="surrogateescape", closefd=False
-            )
-            return validate(stream, args.pin, out)
-        with open(args.file, encoding="utf-8", errors="surrogateescape") as stream:
-            return validate(stream, args.pin, out)
-    if args.command == "bench":
-        from ._bench import run
+_OPTIONS = {"--json", "--pin", "-q", "--quiet", "-h", "--help"}
 
-        return run(args.tokens, args.repeat, out)
-    return demo(out)
+
+def with_tokens_last(argv: list[str]) -> list[str]:
+    """For parse / tokenize, every argument that is not one of their options is a token
+    (tokens start with '-': ``-p``): options first, then ``--``, then the tokens."""
+    for at, word in enumerate(argv):
+        if word in ("parse", "tokenize"):
+            head, rest = argv[: at + 1], argv[at + 1 :]
+            options, tokens, ended = [], [], False
+            for arg in rest:
+                if not ended and arg == "--":
+                    ended = True
+                elif not ended and arg in _OPTIONS:
+                    options.append(arg)
+                else:
+                    tokens.append(arg)
+            return head + options + ["--"] + tokens
+        if not word.startswith("-"):
+            break
+    return argv
+
+
+def report(exc: BaseException) -> None:
+    print(f"{PROG}: {exc}", file=sys.stderr)
+
+
+PROG = "sashite-epin"
+COMMANDS = {
+    "parse": parse_command,
+    "validate": validate_command,
+    "tokenize": tokenize_command,
+    "bench": bench_command,
+}
+
+
+def main(argv: Sequence[str] | None = None, prog: str = "sashite-epin") -> int:
+    """Run the command line; returns the exit status."""
+    global PROG
+    PROG = prog
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser(prog).parse_args(with_tokens_last(arguments))
+        command = COMMANDS.get(args.command)
+        status = command(args, sys.stdout) if command else demo(sys.stdout)
+        sys.stdout.flush()
+        return status
+    except UsageError as exc:
+        report(exc)
+    except BrokenPipeError:
+        # The reader went away (| head): say so once, and keep Python's own exit-time
+        # flush from raising again on the closed pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        report(UsageError("output closed before all was written"))
+    except KeyboardInterrupt:
+        report(UsageError("interrupted"))
+    except OSError as exc:
+        report(UsageError(exc.strerror or exc))
+    return 2
