@@ -77,6 +77,36 @@ def test_constructor_validates(args: tuple[object, ...], error: type[Exception])
         Pin(*args)  # type: ignore[arg-type]
 
 
+def test_constructor_and_with_errors_list_what_is_accepted() -> None:
+    k = Pin("K")
+    cases = [
+        (
+            lambda: Pin("K", "black"),
+            "side must be 'first' or 'second' (a Side or its value), not 'black'",
+        ),
+        (lambda: k.with_side("white"), "side must be 'first' or 'second'"),
+        (lambda: Pin("K", state="up"), "state must be 'normal', 'enhanced' or 'diminished'"),
+        (lambda: k.with_state("promoted"), "state must be 'normal', 'enhanced' or 'diminished'"),
+        (lambda: k.with_abbr("k"), "abbr must be one letter 'A'..'Z', not 'k'"),
+        (lambda: k.with_terminal(1), "terminal must be True or False (a bool), not int"),
+        (lambda: Epin(k, derived=None), "derived must be True or False (a bool), not NoneType"),
+        (lambda: Epin(k).with_derived("yes"), "derived must be True or False (a bool)"),
+    ]
+    for make, message in cases:
+        with pytest.raises((ValueError, TypeError)) as caught:
+            make()
+        assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_format_applies_a_str_format_spec() -> None:
+    row = [Epin.parse(t) for t in ("-r", "K^", "+p'")]
+    assert format(Epin.parse("K^"), ">4") == "  K^"
+    assert "|".join(f"{piece:^5}" for piece in row) == " -r  | K^  | +p' "
+    assert f"{Pin.parse('k'):*<3}" == "k**" and f"{Pin.parse('k')}" == "k"
+    with pytest.raises(ValueError):
+        format(Pin.parse("k"), "d")  # a str refuses an int spec, so does a token
+
+
 def test_epin_constructor_validates() -> None:
     with pytest.raises(TypeError):
         Epin("K")  # type: ignore[arg-type]

@@ -1,11 +1,13 @@
 """The C-level API works for a third party: a Cython module outside the package
-cimports the installed ``sashite_epin/_core_c.pxd``, is compiled here, and must agree
-with the Python-level core on every token and on scanning back-to-back text."""
+cimports the installed package's public ``sashite_epin/__init__.pxd`` (``from
+sashite_epin cimport ...``), is compiled here, and must agree with the Python-level core
+on every token, on scanning back-to-back text, on reason texts and on records."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,15 +30,29 @@ pytestmark = pytest.mark.skipif(
 BUILD = """
 from setuptools import Extension, setup
 from Cython.Build import cythonize
-setup(ext_modules=cythonize([Extension("engine_probe", ["engine_probe.pyx"])], quiet=True),
-      script_args=["build_ext", "--inplace"])
+modules = [Extension(name, [name + ".pyx"]) for name in ("engine_probe", "capi_example")]
+setup(ext_modules=cythonize(modules, quiet=True), script_args=["build_ext", "--inplace"])
 """
+CAPI_PAGE = HERE.parent.parent / "docs" / "capi.md"
+
+
+def load(folder: Path, name: str) -> ModuleType:
+    built = next(folder.glob(f"{name}*.so"), None) or next(folder.glob(f"{name}*.pyd"))
+    spec = importlib.util.spec_from_file_location(name, built)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("downstream")
     shutil.copy(HERE / "engine_probe.pyx", folder)
+    # docs/capi.md's example, as a reader would copy it: the page's cython block.
+    example = re.search(r"^```cython\n(.*?)^```$", CAPI_PAGE.read_text(), re.S | re.M)
+    assert example is not None
+    (folder / "capi_example.pyx").write_text(example.group(1))
     # Run from the temporary folder: Cython finds the .pxd in the installed package
     # (sys.path), never in this source tree.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -44,12 +60,17 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
         [sys.executable, "-c", BUILD], cwd=folder, env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    built = next(folder.glob("engine_probe*.so"), None) or next(folder.glob("engine_probe*.pyd"))
-    spec = importlib.util.spec_from_file_location("engine_probe", built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return folder
+
+
+@pytest.fixture(scope="module")
+def probe(built: Path) -> ModuleType:
+    return load(built, "engine_probe")
+
+
+@pytest.fixture(scope="module")
+def example(built: Path) -> ModuleType:
+    return load(built, "capi_example")
 
 
 def compiled() -> ModuleType:
@@ -99,3 +120,38 @@ def test_format_and_records(probe: ModuleType) -> None:
         parsed = core.parse_many([token.decode()], True)
         assert record == bytes(memoryview(parsed))
         assert abbr == token.decode().lstrip("+-")[0].upper() and derived == token.endswith(b"'")
+
+
+def test_reason_texts_are_the_python_ones(probe: ModuleType) -> None:
+    from sashite_epin import _errors
+
+    for epin, notation in ((True, "EPIN"), (False, "PIN")):
+        for number in range(1, _errors.MISSING + 1):
+            assert probe.reason(number, epin) == reason_text(number, notation)
+            assert probe.reason(-number, epin) == reason_text(number, notation)
+        assert probe.reason(0, epin) is None and probe.reason(99, epin) is None
+    assert probe.reason(probe.whole(b"K^^", True), True) == "invalid terminal marker"
+
+
+def test_records_read_as_a_typed_memoryview(probe: ModuleType) -> None:
+    core = compiled()
+    result = core.parse_many(["K^", "x1", "+r'", None], True, "mark")
+    assert probe.records_of(result) == [
+        ((ord("K"), 0, 0, 1, 0), core.epin_code("K^")),
+        ((0, 0, 0, 0, 0), -1),
+        ((ord("R"), 1, 1, 0, 1), core.epin_code("+r'")),
+        ((0, 0, 0, 0, 0), -1),
+    ]
+    assert probe.records_of(core.parse_many([], True)) == []
+
+
+def test_the_documented_example_does_what_its_page_says(example: ModuleType) -> None:
+    core = compiled()
+    assert example.check(b"K^'") == core.epin_code("K^'")
+    assert example.check(b"K^^") == "invalid terminal marker"
+    assert example.check(b"") == "empty input"
+    assert example.split(b"-rnbqk^bn-r") == [e.code for e in core.tokenize_epin("-rnbqk^bn-r")]
+    assert example.split(b"Kq^^") == [core.epin_code("K"), core.epin_code("q^")]
+    result = core.parse_many(["K^", "p", "x1", "+R'"], True, "mark")
+    assert example.first_side_letters(result) == b"KR"
+    assert example.highest_token() == (832, core.epin_code("z^'"), b"z^'", "Z", 1)

@@ -80,8 +80,18 @@ def test_facade_scanning_returns_the_interned_objects() -> None:
     assert Pin.scan("K^'", 0) == (Pin.parse("K^"), 2)
     items = Epin.tokenize(PLACEMENTS[0])
     assert items[0] is Epin.parse("-r") and items[8] == "/"
-    with pytest.raises(ParseError, match="at position 2"):
+    with pytest.raises(ParseError) as caught:
         Epin.tokenize("K^^")
+    assert str(caught.value) == (
+        "no EPIN token starts at position 2, where '^' stands: invalid terminal marker"
+    )
+    with pytest.raises(ParseError) as caught:
+        Pin.scan("a1", 1)
+    assert (caught.value.position, caught.value.token, str(caught.value)) == (
+        1,
+        "1",
+        "no PIN token starts at position 1, where '1' stands: must contain exactly one letter",
+    )
 
 
 # -- ordering ---------------------------------------------------------------------

@@ -17,6 +17,12 @@ from ._style import NativeStyles
 
 __version__ = "0.1.0"
 
+# The public classes are documented, printed and pickled under the package's own name
+# (``sashite_epin.ParseError`` in a traceback), not the private module that defines them.
+for _public in (Epin, NativeStyles, ParseError, Pin, Side, State):
+    _public.__module__ = __name__
+del _public
+
 __all__ = [
     "CODE_LIMIT",
     "IMPLEMENTATION",

@@ -44,6 +44,17 @@ cdef enum:
     STATE_DIMINISHED = 2
     RECORD_SIZE = 5       # letter, side, state, terminal, derived: unsigned bytes
 
+# One entry of a TokenArray's buffer (its format is T{B:letter:B:side:B:state:B:terminal:
+# B:derived:}): a typed memoryview ``const Record[::1] records = token_array`` reads them
+# with no copy.  letter is the ASCII of the uppercase letter, 0 for an entry marked
+# invalid; state is STATE_*.
+ctypedef packed struct Record:
+    unsigned char letter
+    unsigned char side
+    unsigned char state
+    unsigned char terminal
+    unsigned char derived
+
 # -- scanning -----------------------------------------------------------------------
 cdef enum:
     SHAPE_COUNT = 4096    # 4 positions x 3-bit byte class
@@ -71,6 +82,11 @@ cdef enum:
     R_DERIVATION_MARKER = 6
     R_UNEXPECTED = 7
     R_MISSING = 8         # bulk only: None, NaN, pandas.NA, an Arrow null
+
+# The message of a reason (R_*, or a scan's negative result as it is), as the Python
+# API words it, for the PIN (epin false) or EPIN grammar: a NUL-terminated static
+# string; NULL for a number that is no reason.
+cdef const char* reason_text(int reason, bint epin) noexcept nogil
 
 # The code of the whole token p[0..n-1] (epin: EPIN grammar, else PIN), or -reason.
 # Reads p[0..min(n, 4)-1] only; n <= 0 is R_EMPTY, n too long R_TOO_LONG.

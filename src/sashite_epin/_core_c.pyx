@@ -47,6 +47,32 @@ if (R_EMPTY, R_TOO_LONG, R_ONE_LETTER, R_STATE_MODIFIER, R_TERMINAL_MARKER,
     raise ImportError("sashite_epin._core_c: reason identifiers disagree with _errors.py")
 
 
+# The reason texts for C callers, encoded once from _errors, where they are written.
+DEF REASON_SLOTS = 16
+cdef const char* c_reason_texts[2][REASON_SLOTS]
+cdef list kept_reason_texts = []  # owns the bytes c_reason_texts points into
+
+
+cdef void fill_reason_texts() except *:
+    cdef bytes text
+    for epin in range(2):
+        for reason in range(1, R_MISSING + 1):
+            text = _reason_text(reason, "EPIN" if epin else "PIN").encode("ascii")
+            kept_reason_texts.append(text)
+            c_reason_texts[epin][reason] = text
+
+
+fill_reason_texts()
+
+
+cdef const char* reason_text(int reason, bint epin) noexcept nogil:
+    if reason < 0:
+        reason = -reason
+    if reason >= REASON_SLOTS:
+        return NULL
+    return c_reason_texts[1 if epin else 0][reason]
+
+
 cdef str notation_of(bint epin):
     return "EPIN" if epin else "PIN"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import TypeVar
 
 
 class Side(enum.StrEnum):
@@ -18,3 +19,21 @@ class State(enum.StrEnum):
     NORMAL = "normal"
     ENHANCED = "enhanced"
     DIMINISHED = "diminished"
+
+
+E = TypeVar("E", bound=enum.StrEnum)
+
+
+def member(kind: type[E], value: object, name: str) -> E:
+    """``kind(value)``, with errors that say what is accepted: TypeError for a non-str,
+    ValueError naming every value (``side must be 'first' or 'second' ...``)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a {kind.__name__} or str, not {type(value).__name__}")
+    try:
+        return kind(value)
+    except ValueError:
+        values = [repr(str(m)) for m in kind]
+        allowed = ", ".join(values[:-1]) + " or " + values[-1]
+        raise ValueError(
+            f"{name} must be {allowed} (a {kind.__name__} or its value), not {str.__repr__(value)}"
+        ) from None

@@ -78,10 +78,17 @@ class ParseError(ValueError):
         position: int | None = None,
         line: int | None = None,
     ) -> None:
-        where = "" if index is None else f" at index {index}"
-        where += "" if line is None else f" (line {line}, byte {position})"
-        where += "" if position is None or line is not None else f" at position {position}"
-        super().__init__(f"invalid {notation} token {_shown(token)}{where}: {reason}")
+        if position is not None and index is None and line is None:
+            # Scanning a longer text: say where, and what stands there instead.
+            message = (
+                f"no {notation} token starts at position {position}, "
+                f"where {_shown(token)} stands: {reason}"
+            )
+        else:
+            where = "" if index is None else f" at index {index}"
+            where += "" if line is None else f" (line {line}, byte {position})"
+            message = f"invalid {notation} token {_shown(token)}{where}: {reason}"
+        super().__init__(message)
         self.token = token
         self.reason = reason
         self.notation = notation

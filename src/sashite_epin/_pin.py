@@ -9,7 +9,7 @@ from types import BuiltinFunctionType
 from typing import TYPE_CHECKING, Any, Final, final
 
 from ._core import TokenArray, core
-from ._enums import Side, State
+from ._enums import Side, State, member
 from ._layout import (
     CODE_LIMIT,
     LETTER_SHIFT,
@@ -51,20 +51,16 @@ def abbr_index(abbr: object) -> int:
 
 def side_bit(side: object) -> int:
     """0 for the first side, 1 for the second; TypeError / ValueError otherwise."""
-    if not isinstance(side, str):
-        raise TypeError(f"side must be a Side or str, not {type(side).__name__}")
-    return 1 if Side(side) is Side.SECOND else 0
+    return 1 if member(Side, side, "side") is Side.SECOND else 0
 
 
 def state_rank(state: object) -> int:
-    if not isinstance(state, str):
-        raise TypeError(f"state must be a State or str, not {type(state).__name__}")
-    return _RANK_OF[State(state)]
+    return _RANK_OF[member(State, state, "state")]
 
 
 def real_bool(value: object, name: str) -> bool:
     if type(value) is not bool:
-        raise TypeError(f"{name} must be a bool, not {type(value).__name__}")
+        raise TypeError(f"{name} must be True or False (a bool), not {type(value).__name__}")
     return value
 
 
@@ -85,7 +81,7 @@ class Pin(Token):
     __slots__ = {
         "_ascii": "The token as ASCII bytes.",
         "_token": "The token as a str.",
-        "abbr": 'The abbreviation, the letter in uppercase: ``"A"``..``"Z"``.',
+        "abbr": 'The abbreviation, the letter in uppercase: ``"A"`` to ``"Z"``.',
         "code": "The compact code (0..CODE_LIMIT-1), in FEEN's canonical order.",
         "is_terminal": "Whether the piece is terminal (``^``).",
         "letter": "The letter as written, its case giving the side.",
@@ -245,7 +241,7 @@ class Pin(Token):
         return _PINS[self.code & ~TERMINAL_BIT]  # type: ignore[no-any-return]
 
     def with_abbr(self, abbr: str) -> Pin:
-        """The same attributes with another abbreviation, ``"A"``..``"Z"``."""
+        """The same attributes with another abbreviation, ``"A"`` to ``"Z"``."""
         return _PINS[(self.code & ~(-1 << LETTER_SHIFT)) | (abbr_index(abbr) << LETTER_SHIFT)]  # type: ignore[no-any-return]
 
     def with_side(self, side: Side | str) -> Pin:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Generic, NoReturn, TypeVar, final
 
-from ._enums import Side
+from ._enums import Side, member
 from ._epin import Epin
 from ._pin import Pin
 
@@ -39,9 +39,7 @@ class NativeStyles(Generic[StyleT]):
 
     def of_side(self, side: Side | str) -> StyleT:
         """The native style of a side."""
-        if not isinstance(side, str):
-            raise TypeError(f"side must be a Side or str, not {type(side).__name__}")
-        return self.second if Side(side) is Side.SECOND else self.first
+        return self.second if member(Side, side, "side") is Side.SECOND else self.first
 
     def resolve(self, piece: Epin) -> StyleT:
         """The concrete style of a piece: its side's native style when the piece is

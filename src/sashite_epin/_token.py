@@ -22,6 +22,10 @@ class Token:
     def __str__(self) -> str:
         return self._token
 
+    def __format__(self, spec: str) -> str:
+        """The token formatted as a str is (``f"{piece:>4}"`` aligns a printed board)."""
+        return format(self._token, spec)
+
     # -- engine-friendly output: the token's ASCII bytes, no str made -----------------
     def append_to(self, buf: bytearray) -> None:
         """Append the token's bytes to ``buf`` (like pin.go's AppendTo)."""

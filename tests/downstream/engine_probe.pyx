@@ -1,12 +1,13 @@
 # cython: language_level=3
-"""A third party's module: cimports the installed sashite_epin's C-level API (the test
-suite compiles it in a temporary folder, against the installed package only)."""
+"""A third party's module: cimports the installed sashite_epin's public C-level API (the
+test suite compiles it in a temporary folder, against the installed package only)."""
 
 from libc.stdlib cimport free, malloc
 from libc.time cimport clock, CLOCKS_PER_SEC
-from sashite_epin._core_c cimport (CODE_LIMIT, R_TERMINAL_MARKER, code_abbr, code_record,
-                                   code_derived, code_is_valid, format_token, scan_prefix,
-                                   scan_token, scan_tables, scan_with, ScanTables)
+from sashite_epin cimport (CODE_LIMIT, R_TERMINAL_MARKER, Record, ScanTables, code_abbr,
+                           code_derived, code_is_valid, code_record, format_token,
+                           reason_text, record_code, scan_prefix, scan_tables, scan_token,
+                           scan_with)
 
 
 def whole(bytes token, bint epin):
@@ -47,6 +48,25 @@ def record(int code):
         return None
     code_record(code, r)
     return bytes(r[:5]), chr(code_abbr(code)), code_derived(code)
+
+
+def reason(int number, bint epin):
+    """The C text of a reason number (or a negative scan result), None for NULL."""
+    cdef const char* text = reason_text(number, epin)
+    return None if text == NULL else text.decode("ascii")
+
+
+def records_of(result):
+    """A TokenArray read as a typed memoryview of Records (no copy): each entry's
+    (letter, side, state, terminal, derived) and its code (-1 for an invalid entry)."""
+    cdef const Record[::1] records = result
+    cdef Py_ssize_t i
+    out = []
+    for i in range(records.shape[0]):
+        out.append(((records[i].letter, records[i].side, records[i].state,
+                     records[i].terminal, records[i].derived),
+                    record_code(<const unsigned char*>&records[i])))
+    return out
 
 
 def constants():

@@ -1,0 +1,88 @@
+"""Every example in the README and in docs/ runs: Python examples as doctests (on the
+core this run tests), command-line examples by running the real command, and no code
+block escapes both (a ```python block would go unchecked, so there are none)."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^```(\S*)\n(.*?)^```$", re.S | re.M)
+CHECKED = {"pycon", "console"}  # run below
+UNRUN = {"sh", "text", "cython", "{toctree}"}  # commands to install, layouts, C (test_capi)
+
+
+def page_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def blocks(path: Path, language: str) -> list[str]:
+    return [body for lang, body in FENCE.findall(path.read_text()) if lang == language]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=page_id)
+def test_every_code_block_is_checked_or_declared_unrun(page: Path) -> None:
+    languages = {lang for lang, _ in FENCE.findall(page.read_text())}
+    assert languages <= CHECKED | UNRUN, f"{page_id(page)}: {languages - CHECKED - UNRUN}"
+    for body in blocks(page, "pycon"):
+        assert body.startswith(">>> "), body
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p, "pycon")], ids=page_id)
+def test_python_examples_run(page: Path) -> None:
+    text = "\n".join(blocks(page, "pycon"))
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(text, {}, page_id(page), str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    failures: list[str] = []
+    runner.run(test, out=failures.append)
+    assert runner.failures == 0, "".join(failures)
+    assert runner.tries > 0
+
+
+def console_examples(page: Path) -> list[tuple[str, str]]:
+    """(command, expected stdout) for each ``$ command`` line of the console blocks."""
+    found = []
+    for body in blocks(page, "console"):
+        for chunk in re.split(r"^\$ ", body, flags=re.M)[1:]:
+            command, _, output = chunk.partition("\n")
+            found.append((command, output))
+    return found
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if console_examples(p)], ids=page_id)
+def test_command_line_examples_print_what_they_show(page: Path, tmp_path: Path) -> None:
+    # In order, in a fresh folder (an example may use the file an earlier one wrote),
+    # with the console script of the environment under test first on PATH.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    for command, output in console_examples(page):
+        done = subprocess.run(
+            ["bash", "-c", command], capture_output=True, text=True, env=env, cwd=tmp_path
+        )
+        assert done.stdout == output, f"$ {command}\n{done.stderr}"
+
+
+def test_docstring_examples_run() -> None:
+    # The API reference shows the docstrings: their examples are examples of the docs.
+    import sashite_epin
+
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    failures: list[str] = []
+    package = Path(sashite_epin.__file__).parent
+    for path in sorted(package.glob("*.py")):
+        if path.stem == "__main__":
+            continue  # running it is the command line
+        name = "sashite_epin" if path.stem == "__init__" else f"sashite_epin.{path.stem}"
+        module = __import__(name, fromlist=["_"])
+        for test in finder.find(module, name):
+            runner.run(test, out=failures.append)
+    assert runner.failures == 0, "".join(failures)
+    assert runner.tries >= 2  # the package's and NativeStyles' examples at least
