@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -155,3 +156,26 @@ def test_the_documented_example_does_what_its_page_says(example: ModuleType) -> 
     result = core.parse_many(["K^", "p", "x1", "+R'"], True, "mark")
     assert example.first_side_letters(result) == b"KR"
     assert example.highest_token() == (832, core.epin_code("z^'"), b"z^'", "Z", 1)
+
+
+def test_scan_many_agrees_with_scan_prefix_in_any_batch_size(probe: ModuleType) -> None:
+    rng = random.Random(7)
+    pieces = [b"K", b"q", b"+R", b"-b", b"k^", b"P'", b"+n^'", b"/", b"8", b"^", b"'", b"+"]
+    weights = [20, 20, 8, 8, 6, 6, 4, 6, 6, 1, 1, 1]
+    for _ in range(400):
+        text = b"".join(rng.choices(pieces, weights, k=rng.randrange(0, 160)))
+        for epin in (True, False):
+            # The greedy chain, skipping what is outside the alphabet: the reference.
+            expected, at, failure, reason = [], 0, None, 0
+            while at < len(text):
+                if text[at : at + 1] in (b"/", b"8") or (not epin and text[at] == 0x27):
+                    at += 1
+                    continue
+                ((code, used),) = probe.split(text[at : at + 4], epin)[:1]
+                if code < 0:
+                    failure, reason = at, -code
+                    break
+                expected.append((code, at))
+                at += used
+            for room in (1, 3, 1000):
+                assert probe.split_many(text, epin, room) == (expected, failure, reason), text

@@ -4,13 +4,14 @@ cores, against a regex oracle; then ordering, style resolution and byte output."
 from __future__ import annotations
 
 import itertools
+import random
 from types import ModuleType
 
 import pytest
 from conftest import TRICKY, LyingStr
 from oracle import EPIN_RE, PIN_RE, oracle_tokenize
 
-from sashite_epin import Epin, NativeStyles, ParseError, Pin, Side
+from sashite_epin import Epin, NativeStyles, ParseError, Pin, Side, _core_py
 from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS, uniform
 
 
@@ -51,6 +52,31 @@ def test_scan_at_every_position_matches_the_oracle(core: ModuleType) -> None:
                     continue
                 found, end = scan_of(core, epin)(s, pos)
                 assert (str(found), end) == (m.group(), m.end())
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_tokenize_matches_the_oracle_across_blocks(core: ModuleType, epin: bool) -> None:
+    # The compiled scan reads 64 bytes at a time with 8 bytes of lookahead: long texts
+    # put tokens, markers and failures astride every block boundary, at every length
+    # around a multiple of 64 (the padded last block).
+    tokenize = core.tokenize_epin if epin else core.tokenize_pin
+    rng = random.Random(20261123)
+    pieces = ["K", "q", "+R", "-b", "k^", "P'", "+n^'", "/", "8", "^", "'", "+", "-", "\u00e9"]
+    weights = [20, 20, 8, 8, 6, 6, 4, 6, 6, 1, 1, 1, 1, 1]
+    twin = _core_py.tokenize_epin if epin else _core_py.tokenize_pin
+    for _ in range(1500):
+        s = "".join(rng.choices(pieces, weights, k=rng.randrange(1, 200)))
+        for text in (s, s[: 64 * (len(s) // 64)], s[:63], s[:72], s[:71], s[:136]):
+            expected = oracle_tokenize(text, epin)
+            if isinstance(expected, int):
+                with pytest.raises(ParseError) as caught:
+                    tokenize(text)
+                with pytest.raises(ParseError) as by_twin:
+                    twin(text)
+                assert caught.value.position == expected, text
+                assert caught.value.reason == by_twin.value.reason, text
+            else:
+                assert as_text(tokenize(text)) == expected, text
 
 
 def test_back_to_back_tokens_split_back(core: ModuleType) -> None:

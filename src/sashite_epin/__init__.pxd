@@ -16,7 +16,7 @@ from sashite_epin._core_c cimport (
     R_EMPTY, R_TOO_LONG, R_ONE_LETTER, R_STATE_MODIFIER, R_TERMINAL_MARKER,
     R_DERIVATION_MARKER, R_UNEXPECTED, R_MISSING,
     Record, ScanTables,
-    scan_token, scan_prefix, scan_tables, scan_with, format_token, reason_text,
+    scan_token, scan_prefix, scan_many, scan_tables, scan_with, format_token, reason_text,
     compose_code, code_is_valid, code_index, code_abbr, code_letter, code_side,
     code_rank, code_state, code_terminal, code_derived, code_record, record_code,
 )

@@ -13,15 +13,34 @@ from ._epin import Epin
 from ._errors import ParseError
 from ._layout import CODE_LIMIT
 from ._pin import Pin
-from ._style import NativeStyles
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._style import NativeStyles
 
 __version__ = "0.1.0"
 
 # The public classes are documented, printed and pickled under the package's own name
 # (``sashite_epin.ParseError`` in a traceback), not the private module that defines them.
-for _public in (Epin, NativeStyles, ParseError, Pin, Side, State):
+for _public in (Epin, ParseError, Pin, Side, State):
     _public.__module__ = __name__
 del _public
+
+
+def __getattr__(name: str) -> object:
+    # NativeStyles (style resolution, a context-level step) is imported when first
+    # asked for: it is a typing.Generic, and typing would double the import time of
+    # everything else.
+    if name == "NativeStyles":
+        from ._style import NativeStyles
+
+        return NativeStyles
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "CODE_LIMIT",

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+
+# typing is not imported at run time (it costs more than the rest of the import).
+TYPE_CHECKING = False
 
 _choice = os.environ.get("SASHITE_EPIN_IMPLEMENTATION", "").strip().lower()
 if os.environ.get("SASHITE_EPIN_PURE_PYTHON", "") not in ("", "0"):

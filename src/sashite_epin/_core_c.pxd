@@ -99,6 +99,20 @@ cdef int scan_token(const unsigned char* p, Py_ssize_t n, bint epin) noexcept no
 cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
                      Py_ssize_t* used) noexcept nogil
 
+# Every token of the text p[0..n-1], written back to back or between other bytes (a
+# FEEN placement or hand; bytes outside the notation's alphabet, such as digits and "/",
+# are skipped), in one pass: codes[k] and starts[k] (offsets from p) for each, at most
+# room of them.  Returns how many it wrote and sets stop[0] and reason[0]:
+#   reason 0, stop n:       the whole text was read;
+#   reason 0, stop < n:     room was reached; call again from p + stop;
+#   reason R_*, stop = i:   a token character at p[i] starts no token (what scan_prefix
+#                           says there); the tokens before it were written.
+# The tokens are those of scan_prefix applied from each token start, greedy.  Reads
+# p[0..n-1] only.
+cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
+                          unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
+                          Py_ssize_t* stop, int* reason) noexcept nogil
+
 # The tables behind scan_prefix, for scan_with (below) to inline the same scan into
 # the caller's loop: no call, and the length stays in a register.
 cdef struct ScanTables:

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import enum
-from typing import TypeVar
+
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    E = TypeVar("E", bound=enum.StrEnum)
 
 
 class Side(enum.StrEnum):
@@ -19,9 +26,6 @@ class State(enum.StrEnum):
     NORMAL = "normal"
     ENHANCED = "enhanced"
     DIMINISHED = "diminished"
-
-
-E = TypeVar("E", bound=enum.StrEnum)
 
 
 def member(kind: type[E], value: object, name: str) -> E:

@@ -3,12 +3,16 @@ instances are built once, at import; every way of getting an Epin returns one of
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, final
-
 from ._core import TokenArray, core
-from ._layout import CODE_LIMIT, DERIVED_BIT, all_codes
-from ._pin import _PINS, Pin, as_static, real_bool, table_index
-from ._token import Token
+from ._layout import DERIVED_BIT, all_codes
+from ._pin import _PINS, Pin, as_static, fill_slots, real_bool, table_index
+from ._token import Token, final
+
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 
 @final
@@ -107,19 +111,19 @@ class Epin(Token):
 
 
 def _build() -> tuple[Any, ...]:  # Epin at every code, None between
-    table: list[Epin | None] = [None] * CODE_LIMIT
-    for code in all_codes(derived=True):
-        epin, token = object.__new__(Epin), core.format_code(code)
-        for name, value in (
-            ("pin", _PINS[code & ~DERIVED_BIT]),
-            ("is_derived", bool(code & DERIVED_BIT)),
-            ("code", code),
-            ("_token", token),
-            ("_ascii", token.encode("ascii")),
-        ):
-            object.__setattr__(epin, name, value)
-        table[code] = epin
-    return tuple(table)
+    codes = list(all_codes(derived=True))
+    tokens = [core.format_code(code) for code in codes]
+    return fill_slots(
+        Epin,
+        codes,
+        {
+            "pin": [_PINS[code & ~DERIVED_BIT] for code in codes],
+            "is_derived": [bool(code & DERIVED_BIT) for code in codes],
+            "code": codes,
+            "_token": tokens,
+            "_ascii": [token.encode("ascii") for token in tokens],
+        },
+    )
 
 
 _EPINS: Final = _build()

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Final
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 # Reason identifiers, shared by the compiled core and its twin (the core returns them
 # as negative numbers from its scanner).  Messages follow the Ruby reference gems.

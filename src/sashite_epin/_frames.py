@@ -4,12 +4,17 @@ imported only when asked for.  None of them is a dependency of the package."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _library(name: str, extra: str) -> Any:
     try:
+        import importlib  # here: the common path never needs it
+
         return importlib.import_module(name)
     except ImportError:
         raise ImportError(

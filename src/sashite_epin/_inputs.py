@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Final
+
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 ARROW_ARRAY: Final = "arrow-array"
 ARROW_STREAM: Final = "arrow-stream"

@@ -23,7 +23,11 @@ stands for an entry marked invalid.
 
 from __future__ import annotations
 
-from typing import Final
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 LETTER_SHIFT: Final = 5
 SIDE_SHIFT: Final = 4

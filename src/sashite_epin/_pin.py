@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import operator
 from types import BuiltinFunctionType
-from typing import TYPE_CHECKING, Any, Final, final
 
 from ._core import TokenArray, core
 from ._enums import Side, State, member
@@ -24,7 +23,13 @@ from ._layout import (
     compose,
     decompose,
 )
-from ._token import Token
+from ._token import Token, final
+
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 _RANK_OF: Final = {
     State.DIMINISHED: RANK_DIMINISHED,
@@ -283,25 +288,37 @@ class Pin(Token):
         return (Pin.from_code, (self.code,))
 
 
-def _build() -> tuple[Any, ...]:  # Pin at every code, None between
-    table: list[Pin | None] = [None] * CODE_LIMIT
-    for code in all_codes(derived=False):
-        pin = object.__new__(Pin)
-        token = core.format_code(code)
-        index, second, rank, terminal, _ = decompose(code)
-        for name, value in (
-            ("abbr", chr(65 + index)),
-            ("side", Side.SECOND if second else Side.FIRST),
-            ("state", _STATE_OF[rank]),
-            ("is_terminal", bool(terminal)),
-            ("letter", chr((97 if second else 65) + index)),
-            ("code", code),
-            ("_token", token),
-            ("_ascii", token.encode("ascii")),
-        ):
-            object.__setattr__(pin, name, value)
-        table[code] = pin
+def fill_slots(cls: type, codes: list[int], columns: dict[str, list[Any]]) -> tuple[Any, ...]:
+    """The table of interned objects of ``cls``: one per code, its slots set column by
+    column through their descriptors (the import builds 936 objects: a loop of
+    ``object.__setattr__`` calls took three times as long), None between the codes."""
+    objects: list[Any] = list(map(object.__new__, [cls] * len(codes)))
+    for name, values in columns.items():
+        any(map(cls.__dict__[name].__set__, objects, values))  # __set__ returns None
+    table: list[Any] = [None] * CODE_LIMIT
+    for code, made in zip(codes, objects, strict=True):
+        table[code] = made
     return tuple(table)
+
+
+def _build() -> tuple[Any, ...]:  # Pin at every code, None between
+    codes = list(all_codes(derived=False))
+    parts = [decompose(code) for code in codes]
+    tokens = [core.format_code(code) for code in codes]
+    return fill_slots(
+        Pin,
+        codes,
+        {
+            "abbr": [chr(65 + index) for index, *_ in parts],
+            "side": [Side.SECOND if second else Side.FIRST for _, second, *_ in parts],
+            "state": [_STATE_OF[rank] for _, _, rank, *_ in parts],
+            "is_terminal": [bool(terminal) for *_, terminal, _ in parts],
+            "letter": [chr((97 if second else 65) + index) for index, second, *_ in parts],
+            "code": codes,
+            "_token": tokens,
+            "_ascii": [token.encode("ascii") for token in tokens],
+        },
+    )
 
 
 _PINS: Final = _build()

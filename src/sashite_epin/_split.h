@@ -77,4 +77,44 @@ static inline uint64_t sashite_load64(const unsigned char *p) {
     return x;
 }
 
+/* Masks of the token characters of p[0..63] (all 64 bytes readable), bit i for byte i:
+ * ASCII letters, state modifiers ('+', '-'), terminal markers ('^'), derivation markers
+ * ('\'').  For scanning tokens written back to back (the core's scan_many), which checks
+ * the order of these classes with bit operations; what they mean is the grammar's, in
+ * the core. */
+static inline void sashite_token_masks64(const unsigned char *p, uint64_t *letters,
+                                         uint64_t *modifiers, uint64_t *carets,
+                                         uint64_t *apostrophes) {
+#ifdef SASHITE_EPIN_SSE2
+    const __m128i case_bit = _mm_set1_epi8(0x20), a = _mm_set1_epi8(0x61),
+                  last = _mm_set1_epi8(25), plus = _mm_set1_epi8(0x2B),
+                  minus = _mm_set1_epi8(0x2D), caret = _mm_set1_epi8(0x5E),
+                  apos = _mm_set1_epi8(0x27);
+    uint64_t l = 0, m = 0, c = 0, q = 0;
+    int i;
+    for (i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+        __m128i t = _mm_sub_epi8(_mm_or_si128(v, case_bit), a); /* letters -> 0..25 */
+        __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(t, last), t);
+        __m128i modifier = _mm_or_si128(_mm_cmpeq_epi8(v, plus), _mm_cmpeq_epi8(v, minus));
+        l |= (uint64_t)(uint16_t)_mm_movemask_epi8(letter) << (16 * i);
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(modifier) << (16 * i);
+        c |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, caret)) << (16 * i);
+        q |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, apos)) << (16 * i);
+    }
+    *letters = l, *modifiers = m, *carets = c, *apostrophes = q;
+#else
+    uint64_t l = 0, m = 0, c = 0, q = 0;
+    int i;
+    for (i = 0; i < 64; i++) {
+        unsigned char b = p[i];
+        l |= (uint64_t)((unsigned char)((b | 0x20) - 0x61) < 26) << i;
+        m |= (uint64_t)(b == 0x2B || b == 0x2D) << i;
+        c |= (uint64_t)(b == 0x5E) << i;
+        q |= (uint64_t)(b == 0x27) << i;
+    }
+    *letters = l, *modifiers = m, *carets = c, *apostrophes = q;
+#endif
+}
+
 #endif

@@ -78,3 +78,6 @@ class NativeStyles(Generic[StyleT]):
         raise AttributeError("NativeStyles objects are immutable")
 
     __delattr__ = __setattr__
+
+
+NativeStyles.__module__ = "sashite_epin"  # documented and pickled under the package's name

@@ -4,6 +4,100 @@
 
 from cpython.list cimport PyList_Append
 from cpython.unicode cimport PyUnicode_Substring
+from libc.stdint cimport uint64_t
+
+cdef extern from "_split.h" nogil:
+    void token_masks64 "sashite_token_masks64"(
+        const unsigned char* p, uint64_t* letters, uint64_t* modifiers, uint64_t* carets,
+        uint64_t* apostrophes)
+
+DEF LOOKAHEAD = 8    # bytes past a 64-byte block a token starting in it may reach
+DEF TOKEN_BATCH = 256  # tokens tokenize takes from scan_many at a time
+
+
+cdef inline bint is_letter(unsigned char b) noexcept nogil:
+    return <unsigned char>((b | 0x20) - 0x61) < 26
+
+
+cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
+                          unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
+                          Py_ssize_t* stop, int* reason) noexcept nogil:
+    """The tokens of p[0..n-1], back to back or between other bytes (see _core_c.pxd).
+
+    64 bytes at a time, token starts come from class masks and the order of the
+    classes is checked with bit operations, so no token waits on the previous one's
+    length.  The masks only accept what the greedy scan accepts (a '^' right after a
+    letter, a "'" right after a letter or an accepted '^', a modifier right before a
+    letter); a block where any of that fails, and the rest of the text, go through
+    the greedy scan itself, which finds the first failure and its reason."""
+    cdef Py_ssize_t k = 0, b = 0, resume = 0, at, t, used
+    cdef unsigned char tail[64 + LOOKAHEAD]
+    cdef const unsigned char* q
+    cdef const ScanTables* tables
+    cdef uint64_t letters, modifiers, carets, apostrophes, before_letter, bad, token_starts
+    cdef uint64_t carry_letter = 0, carry_caret = 0, carry_modifier = 0
+    cdef int modified, terminal, derived, code
+    cdef unsigned char kind
+    reason[0] = 0
+    while b < n:
+        if n - b >= 64 + LOOKAHEAD:
+            q = p + b
+        else:  # the last bytes, padded with 0 (no token character)
+            memset(tail, 0, sizeof(tail))
+            memcpy(tail, p + b, n - b)
+            q = tail
+        token_masks64(q, &letters, &modifiers, &carets, &apostrophes)
+        if not epin:
+            apostrophes = 0  # not PIN's: an "other" byte
+        before_letter = (letters << 1) | carry_letter  # bit i: byte i-1 is a letter
+        bad = ((carets & ~before_letter)
+               | (apostrophes & ~(before_letter | (carets << 1) | carry_caret))
+               | (modifiers & ~((letters >> 1) | (<uint64_t>is_letter(q[64]) << 63))))
+        if bad:
+            break
+        token_starts = modifiers | (letters & ~((modifiers << 1) | carry_modifier))
+        while token_starts:
+            if k == room:
+                stop[0] = resume
+                return k
+            at = ctz64(token_starts)
+            token_starts &= token_starts - 1
+            modified = (modifiers >> at) & 1
+            t = at + modified  # the letter
+            terminal = q[t + 1] == 0x5E
+            derived = epin and q[t + 1 + terminal] == 0x27
+            # Bit 1 of '+' (0x2B) is 1 = RANK_ENHANCED, of '-' (0x2D) 0 = RANK_DIMINISHED.
+            code = letter_bits(q[t]) | compose_code(
+                0, 0, (q[at] >> 1) & 1 if modified else RANK_NORMAL, terminal, derived)
+            codes[k] = <unsigned short>code
+            starts[k] = b + at
+            k += 1
+            resume = b + t + 1 + terminal + derived
+        carry_letter, carry_caret, carry_modifier = letters >> 63, carets >> 63, modifiers >> 63
+        b += 64
+    else:
+        stop[0] = n
+        return k
+    # The greedy scan, from the end of the last token taken: exact, with the reason.
+    tables = scan_tables()
+    at = resume
+    while at < n:
+        kind = tables.byte_class[p[at]]
+        if kind == K_OTHER or (kind == K_APOS and not epin):
+            at += 1
+            continue
+        if k == room:
+            stop[0] = at
+            return k
+        code = scan_with(tables, p + at, n - at, epin, &used)
+        if code < 0:
+            stop[0], reason[0] = at, -code
+            return k
+        codes[k], starts[k] = <unsigned short>code, at
+        k += 1
+        at += used
+    stop[0] = n
+    return k
 
 
 cdef bytes byte_copy(str s):
@@ -59,25 +153,28 @@ cdef object scan_at(object text, object pos, bint epin):
 
 cdef list tokenize(object text, bint epin):
     cdef str s = checked_text(text, epin)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), i = 0, run = 0, used
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), base = 0, run = 0, stop, found, j, at
     cdef bytes keep = byte_copy(s)
     cdef const unsigned char* p = text_of(s, keep)
     cdef list result = []
-    cdef unsigned char k
-    cdef int code
-    while i < n:
-        k = byte_class[p[i]]
-        if k == K_OTHER or (k == K_APOS and not epin):  # not the notation's alphabet
-            i += 1
-            continue
-        if run < i:
-            PyList_Append(result, PyUnicode_Substring(s, run, i))
-        code = scan_prefix(p + i, n - i, epin, &used)
-        if code < 0:
-            fail_at(s, p, i, -code, epin)
-        PyList_Append(result, table_object(code, epin))
-        i += used
-        run = i
+    cdef unsigned short codes[TOKEN_BATCH]
+    cdef Py_ssize_t starts[TOKEN_BATCH]
+    cdef int reason = 0
+    while True:
+        with nogil:
+            found = scan_many(p + base, n - base, epin, codes, starts, TOKEN_BATCH,
+                              &stop, &reason)
+        for j in range(found):
+            at = base + starts[j]
+            if run < at:  # the characters outside the alphabet before this token
+                PyList_Append(result, PyUnicode_Substring(s, run, at))
+            PyList_Append(result, table_object(codes[j], epin))
+            run = at + token_length[codes[j]]
+        if reason:
+            fail_at(s, p, base + stop, reason, epin)
+        base += stop
+        if base >= n:
+            break
     if run < n:
         PyList_Append(result, PyUnicode_Substring(s, run, n))
     return result

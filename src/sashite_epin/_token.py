@@ -5,7 +5,18 @@ and ``_ascii`` (the same as bytes), set once when the tables are built."""
 from __future__ import annotations
 
 import operator
-from typing import NoReturn, Self
+
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn, Self
+    from typing import final as final  # re-exported for Pin and Epin
+else:
+
+    def final(cls: type) -> type:
+        """typing.final at run time: a marker only, for type checkers."""
+        return cls
 
 
 def _immutable(self: object, *_: object) -> NoReturn:

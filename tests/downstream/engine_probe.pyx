@@ -6,8 +6,8 @@ from libc.stdlib cimport free, malloc
 from libc.time cimport clock, CLOCKS_PER_SEC
 from sashite_epin cimport (CODE_LIMIT, R_TERMINAL_MARKER, Record, ScanTables, code_abbr,
                            code_derived, code_is_valid, code_record, format_token,
-                           reason_text, record_code, scan_prefix, scan_tables, scan_token,
-                           scan_with)
+                           reason_text, record_code, scan_many, scan_prefix, scan_tables,
+                           scan_token, scan_with)
 
 
 def whole(bytes token, bint epin):
@@ -137,3 +137,44 @@ def scan_speed_independent(bytes text, int rounds):
         start = (clock() - start) / CLOCKS_PER_SEC
     free(starts)
     return start * 1e9 / (count * rounds), checksum
+
+
+def split_many(bytes text, bint epin, Py_ssize_t room):
+    """scan_many over the whole text, room tokens per call: ([(code, start), ...],
+    failure position or None, reason)."""
+    cdef const unsigned char* p = text
+    cdef Py_ssize_t n = len(text), base = 0, stop, found, j
+    cdef unsigned short* codes = <unsigned short*>malloc(sizeof(unsigned short) * room)
+    cdef Py_ssize_t* starts = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * room)
+    cdef int reason = 0
+    out = []
+    try:
+        while True:
+            found = scan_many(p + base, n - base, epin, codes, starts, room, &stop, &reason)
+            out.extend((codes[j], base + starts[j]) for j in range(found))
+            if reason:
+                return out, base + stop, reason
+            base += stop
+            if base >= n:
+                return out, None, 0
+    finally:
+        free(codes)
+        free(starts)
+
+
+def scan_many_speed(bytes text, int rounds):
+    """ns per token of scan_many over back-to-back tokens, room for all of them."""
+    cdef const unsigned char* p = text
+    cdef Py_ssize_t n = len(text), stop, found = 0
+    cdef unsigned short* codes = <unsigned short*>malloc(sizeof(unsigned short) * n)
+    cdef Py_ssize_t* starts = <Py_ssize_t*>malloc(sizeof(Py_ssize_t) * n)
+    cdef int reason, _round
+    cdef double start
+    with nogil:
+        start = clock()
+        for _round in range(rounds):
+            found += scan_many(p, n, True, codes, starts, n, &stop, &reason)
+        start = (clock() - start) / CLOCKS_PER_SEC
+    free(codes)
+    free(starts)
+    return start * 1e9 / found, found // rounds
