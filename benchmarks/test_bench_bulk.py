@@ -3,8 +3,9 @@
     pip install '.[test]' && python -m pytest benchmarks --benchmark-group-by=group
 
 Each group holds a sashite-epin path and the baseline it must beat; compare their
-means.  Goals: list <= 4 ns/token, bytes <= 1 ns/token, to_bytes <= 2 ns/token
-on the uniform corpus; single parse no slower than a one-dict-lookup function.
+means.  Goals: list <= 4 ns/token, bytes <= 1 ns/token, to_bytes <= 2 ns/token,
+tokens() <= 3 ns/token on the uniform corpus; single parse no slower than a
+one-dict-lookup function.
 """
 
 from __future__ import annotations
@@ -71,6 +72,20 @@ def test_to_bytes_baseline_join(benchmark, corpus):  # type: ignore[no-untyped-d
     benchmark.group = f"result -> joined bytes ({corpus})"
     tokens = CORPORA[corpus]
     benchmark(lambda: "\n".join(tokens).encode())
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_tokens(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"result -> tokens() ({corpus})"
+    result = Epin.parse_many(JOINED[corpus])
+    benchmark(result.tokens)
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_tokens_baseline_map_str(benchmark, corpus):  # type: ignore[no-untyped-def]
+    benchmark.group = f"result -> tokens() ({corpus})"
+    objects = list(Epin.parse_many(JOINED[corpus]))
+    benchmark(lambda: list(map(str, objects)))
 
 
 def test_single_parse(benchmark):  # type: ignore[no-untyped-def]

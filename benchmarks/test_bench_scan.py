@@ -10,7 +10,7 @@ import pytest
 
 from sashite_epin import Epin
 from sashite_epin._bench import regex_tokenizer
-from sashite_epin._corpora import PLACEMENTS
+from sashite_epin._corpora import PLACEMENTS, uniform
 
 pytest.importorskip("pytest_benchmark")
 
@@ -26,3 +26,16 @@ def test_tokenize_placements(benchmark):  # type: ignore[no-untyped-def]
 def test_regex_baseline(benchmark):  # type: ignore[no-untyped-def]
     benchmark.group = "FEEN placements -> items"
     benchmark(lambda: [REGEX(s) for s in PLACEMENTS])
+
+
+TEXT = "".join(uniform(1_000_000))
+
+
+def test_tokenize_one_long_text(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "1M tokens back to back -> items"
+    benchmark(Epin.tokenize, TEXT)
+
+
+def test_tokenize_one_long_text_regex(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "1M tokens back to back -> items"
+    benchmark(REGEX, TEXT)

@@ -311,5 +311,8 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     # With the test extras installed, the columnar rows too.
     assert "| pyarrow column -> result | uniform |" in done.stdout
     assert "| result -> pyarrow table | uniform |" in done.stdout
-    assert "[1/15] uniform: list of str -> result ..." in done.stderr
-    assert "[15/15] FEEN placements: tokenize ..." in done.stderr
+    assert "| result -> tokens() | uniform |" in done.stdout
+    assert "| Epin.tokenize(one long text) | uniform |" in done.stdout
+    assert "[1/18] uniform: list of str -> result ..." in done.stderr
+    assert "[18/18] FEEN placements: tokenize ..." in done.stderr
+    assert " cores, Linux " in done.stdout.splitlines()[0]

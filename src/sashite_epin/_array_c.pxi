@@ -3,6 +3,7 @@
 
 from cpython.buffer cimport PyBUF_FORMAT, PyBUF_WRITABLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from cpython cimport array
@@ -10,6 +11,15 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
 import array as _py_array
+
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
+    Py_ssize_t Py_REFCNT(object o)
+    void Py_SET_REFCNT(object o, Py_ssize_t refcnt)
+    # The raw forms: to_bytes fills a bytes object it then shrinks in place.
+    PyObject* new_raw_bytes "PyBytes_FromStringAndSize"(const char* v, Py_ssize_t n)
+    int _PyBytes_Resize(PyObject** bytes, Py_ssize_t size) except -1
 
 from sashite_epin import _frames, _selection
 
@@ -226,13 +236,25 @@ cdef class TokenArray:
     def tokens(self):
         """The tokens as a list of str (ValueError if any entry is marked invalid)."""
         cdef Py_ssize_t i
-        cdef PyObject* token
+        cdef Py_ssize_t uses[CODE_LIMIT]
+        cdef int code
+        cdef PyObject** items
         self.first_marked()
         result = PyList_New(self.count)
-        for i in range(self.count):
-            token = token_strs[record_code(self.records + 5 * i)]
-            Py_INCREF(<object>token)
-            PyList_SET_ITEM(result, i, <object>token)
+        items = (<PyListObject*>result).ob_item
+        memset(uses, 0, sizeof(uses))
+        # The references are counted per token, then added once per token str: a
+        # million increments of 624 refcounts spread over memory cost more than the
+        # same increments in one small array.
+        with nogil:
+            for i in range(self.count):
+                code = record_code(self.records + 5 * i)
+                items[i] = token_strs[code]
+                uses[code] += 1
+        for code in range(CODE_LIMIT):
+            if uses[code]:
+                token = <object>token_strs[code]
+                Py_SET_REFCNT(token, Py_REFCNT(token) + uses[code])
         return result
 
     def to_bytes(self, sep=b"\n"):
@@ -240,18 +262,29 @@ cdef class TokenArray:
         cdef const unsigned char[::1] separator = (
             sep if isinstance(sep, bytes) else memoryview(sep).cast("B"))
         cdef Py_ssize_t sep_len = separator.shape[0], total = 0, i
-        cdef int code
+        cdef PyObject* joined
         cdef char* out
         self.first_marked()
         if self.count == 0:
             return b""
+        if sep_len <= 4:
+            # One pass into room for the longest tokens, then the bytes are shrunk to fit.
+            joined = new_raw_bytes(NULL, (4 + sep_len) * self.count + 8)
+            if joined == NULL:
+                raise MemoryError()
+            out = PyBytes_AS_STRING(<object>joined)
+            with nogil:
+                total = join_short(self.records, self.count, &separator[0] if sep_len else NULL,
+                                   sep_len, out)
+            _PyBytes_Resize(&joined, total)  # steals joined; NULL and MemoryError on failure
+            return <object>joined
         for i in range(self.count):
             total += token_length[record_code(self.records + 5 * i)]
         total += sep_len * (self.count - 1)
         result = PyBytes_FromStringAndSize(NULL, total)
         out = PyBytes_AS_STRING(result)
         with nogil:
-            join_tokens(self.records, self.count, &separator[0] if sep_len else NULL, sep_len, out)
+            join_tokens(self.records, self.count, &separator[0], sep_len, out)
         return result
 
     def codes(self):
@@ -333,6 +366,27 @@ cdef class TokenArray:
 
 
 cdef object EMPTY_INDICES = _py_array.array("q")
+
+
+cdef Py_ssize_t join_short(const unsigned char* records, Py_ssize_t count,
+                           const unsigned char* sep, Py_ssize_t sep_len, char* out) noexcept nogil:
+    """join_tokens for a separator of at most 4 bytes, into room for 4 + sep_len bytes a
+    token and 8 more; the length written.  Each token and its separator are one 8-byte
+    store from a table made for this separator, so no copy depends on a length."""
+    cdef unsigned char with_sep[CODE_LIMIT][8]
+    cdef unsigned char length[CODE_LIMIT]
+    cdef Py_ssize_t i
+    cdef int code
+    cdef char* start = out
+    for code in range(CODE_LIMIT):
+        memcpy(with_sep[code], token_bytes[code], 4)
+        memcpy(with_sep[code] + token_length[code], sep, sep_len)
+        length[code] = <unsigned char>(token_length[code] + sep_len)
+    for i in range(count):
+        code = record_code(records + 5 * i)
+        memcpy(out, with_sep[code], 8)
+        out += length[code]
+    return (out - start) - sep_len  # no separator after the last token
 
 
 cdef void join_tokens(const unsigned char* records, Py_ssize_t count,

@@ -4,6 +4,7 @@ in the same process on the same corpus (best of several runs; a benchmark, not a
 from __future__ import annotations
 
 import functools
+import os
 import re
 import sys
 import time
@@ -31,6 +32,7 @@ def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Calla
     table = {t: Epin.parse(t) for t in EPIN_TOKENS}
     joined = "\n".join(tokens).encode()
     result = Epin.parse_many(joined)
+    objects = list(result)
     token = tokens[0]
 
     def dict_parse(s: str, _t: dict[str, Epin] = table) -> Epin:
@@ -54,6 +56,12 @@ def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Calla
             lambda: result.to_bytes(),
             'b"\\n".join(tokens)',
             lambda: "\n".join(tokens).encode(),
+        ),
+        (
+            "result -> tokens()",
+            lambda: result.tokens(),
+            "list(map(str, objects))",
+            lambda: list(map(str, objects)),
         ),
         (
             "single Epin.parse(s)",
@@ -144,6 +152,31 @@ def regex_tokenizer() -> Callable[[str], list[Epin | str]]:
     return tokenize
 
 
+def text_row(tokens: list[str], repeat: int) -> tuple[str, str, float, str, float]:
+    """Epin.tokenize over the whole corpus written back to back as one text (the C-level
+    scan_many under it), ns per token."""
+    regex, text = regex_tokenizer(), "".join(tokens)
+    ns = best_ns(lambda: Epin.tokenize(text), len(tokens), repeat)
+    base_ns = best_ns(lambda: regex(text), len(tokens), repeat)
+    return ("Epin.tokenize(one long text)", "uniform", ns, "regex finditer + dict", base_ns)
+
+
+def machine() -> str:
+    """The CPU and kernel, for the header: figures mean little without them."""
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
+    except (OSError, StopIteration):
+        import platform
+
+        cpu = platform.processor() or cpu
+    uname = os.uname() if hasattr(os, "uname") else None
+    kernel = f"{uname.sysname} {uname.release}" if uname else sys.platform
+    cores = os.cpu_count()
+    return f"{cpu}, {cores} cores, {kernel}, Python {sys.version.split()[0]}"
+
+
 def feen_row(repeat: int) -> tuple[str, str, float, str, float]:
     """Epin.tokenize over the FEEN-like placements, ns per placement string."""
     regex, rounds = regex_tokenizer(), 20_000
@@ -179,17 +212,21 @@ def run(
     rows = []
     work_list = [(corpus, case) for corpus, tokens in corpora.items() for case in cases(tokens)]
     work_list += [("uniform", case) for case in column_cases(corpora["uniform"])]
-    total = len(work_list) + 1  # and the FEEN row
+    total = len(work_list) + 2  # and the two text rows
     step = 0
     for corpus_name, (name, work, base_name, base) in work_list:
         step += 1
         print(f"[{step}/{total}] {corpus_name}: {name} ...", file=progress, flush=True)
         ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
         rows.append((name, corpus_name, ns, base_name, base_ns))
+    print(f"[{total - 1}/{total}] uniform: tokenize one text ...", file=progress, flush=True)
+    rows.append(text_row(corpora["uniform"], repeat))
     print(f"[{total}/{total}] FEEN placements: tokenize ...", file=progress, flush=True)
     rows.append(feen_row(repeat))
     print(
-        f"sashite-epin bench: {count:,} tokens, best of {repeat}, {IMPLEMENTATION} core", file=out
+        f"sashite-epin bench: {count:,} tokens, best of {repeat}, {IMPLEMENTATION} core; "
+        f"{machine()}",
+        file=out,
     )
     header = ("path", "corpus", "ns/token", "Mtokens/s", "baseline", "ns/token", "speed-up")
     print("| " + " | ".join(header) + " |", file=out)
