@@ -5,7 +5,7 @@ from cpython.buffer cimport PyBUF_FORMAT, PyBUF_WRITABLE
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.ref cimport Py_INCREF
+from cpython.ref cimport Py_DECREF
 from cpython cimport array
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -277,7 +277,9 @@ cdef class TokenArray:
                 total = join_short(self.records, self.count, &separator[0] if sep_len else NULL,
                                    sep_len, out)
             _PyBytes_Resize(&joined, total)  # steals joined; NULL and MemoryError on failure
-            return <object>joined
+            result = <object>joined  # a second reference: the one new_raw_bytes gave back
+            Py_DECREF(result)
+            return result
         for i in range(self.count):
             total += token_length[record_code(self.records + 5 * i)]
         total += sep_len * (self.count - 1)
