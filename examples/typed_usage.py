@@ -6,11 +6,16 @@ import pickle
 
 from sashite_epin import (
     CODE_LIMIT,
+    EPIN_MAX_LENGTH,
+    EPIN_TOKEN_COUNT,
     IMPLEMENTATION,
+    PIN_MAX_LENGTH,
+    PIN_TOKEN_COUNT,
     Epin,
     NativeStyles,
     ParseError,
     Pin,
+    Reason,
     Side,
     State,
     TokenArray,
@@ -99,17 +104,24 @@ def main() -> None:
     of_side: str = styles.of_side(Side.SECOND)
     token_for: Epin = styles.epin(pin, "shogi")
 
+    limits: tuple[int, int, int, int] = (
+        PIN_MAX_LENGTH,
+        EPIN_MAX_LENGTH,
+        PIN_TOKEN_COUNT,
+        EPIN_TOKEN_COUNT,
+    )
+    number: int = Reason.MULTIPLE_DERIVATION_MARKERS.value
     try:
         Epin.parse("K''")
     except ParseError as err:
-        details: tuple[object, str, str, int | None, int | None] = (
+        details: tuple[object, Reason | str, str, int | None, int | None] = (
             err.token,
             err.reason,
             err.notation,
             err.index,
             err.position,
         )
-        print(details)
+        print(details, limits, number)
 
     print(
         maybe,

@@ -141,7 +141,7 @@ def test_raise_mode_names_the_first_invalid_token_and_its_index(
         core.parse_many(kind(tokens), True)
     assert info.value.index == where
     assert info.value.token in ("K+^", b"K+^")
-    assert info.value.reason == "invalid state modifier"
+    assert info.value.reason == "modifier must be a prefix"
     assert f"at index {where}" in str(info.value)
 
 

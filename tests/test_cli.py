@@ -33,8 +33,8 @@ def test_no_arguments_runs_the_demo() -> None:
     assert done.returncode == 0, done.stderr
     assert "K^'" not in done.stdout or "derived=true" in done.stdout
     assert "C^'   abbr=C side=first state=normal terminal=true derived=true" in done.stdout
-    assert "'K\\'\\'': invalid derivation marker" in done.stdout
-    assert "'\\u212a': must contain exactly one letter" in done.stdout
+    assert "'K\\'\\'': multiple derivation markers" in done.stdout
+    assert "'\\u212a': not a letter" in done.stdout
 
 
 def test_parse_prints_one_line_per_token() -> None:
@@ -65,7 +65,7 @@ def test_parse_json_and_pin_grammar() -> None:
         "terminal": True,
         "code": 338,
     }
-    assert second == {"token": "K'", "error": "unexpected character"}
+    assert second == {"token": "K'", "error": "derivation marker in a PIN token"}
 
 
 def test_validate_reports_findings_like_grep(tmp_path: Path) -> None:
@@ -74,9 +74,9 @@ def test_validate_reports_findings_like_grep(tmp_path: Path) -> None:
     done = cli("validate", str(path))
     assert done.returncode == 1
     assert done.stdout.splitlines() == [
-        f"{path}:3: 'K^^': invalid terminal marker",
-        f"{path}:4: '': empty input",
-        f"{path}:5: 'k ': unexpected character",
+        f"{path}:3: 'K^^': multiple terminal markers (only one marker is allowed)",
+        f"{path}:4: '': empty",
+        f"{path}:5: 'k ': whitespace",
         f"{path}:6: 'q\\xff': unexpected character",
     ]
     assert done.stderr == "2 valid, 4 invalid\n"
@@ -88,7 +88,7 @@ def test_validate_splits_lines_on_newline_only(tmp_path: Path) -> None:
     path.write_bytes(b"K\rq\nx1\n")
     done = cli("validate", str(path))
     assert done.stdout.splitlines() == [
-        f"{path}:1: 'K\\rq': unexpected character",
+        f"{path}:1: 'K\\rq': contains a line break",
         f"{path}:2: 'x1': unexpected character",
     ]
     grep = subprocess.run(["grep", "-n", "x1", str(path)], capture_output=True, text=True)
@@ -100,7 +100,7 @@ def test_validate_removes_one_final_carriage_return(tmp_path: Path) -> None:
     path.write_bytes(b"K\r\nq^'\r\n+p\r\r\nk")  # CRLF lines, one with two CRs, no final EOL
     done = cli("validate", str(path))
     assert done.returncode == 1
-    assert done.stdout == f"{path}:3: '+p\\r': unexpected character\n"
+    assert done.stdout == f"{path}:3: '+p\\r': contains a line break\n"
     assert done.stderr == "3 valid, 1 invalid\n"
 
 
@@ -109,7 +109,7 @@ def test_validate_reads_stdin_without_a_file_or_with_dash(tmp_path: Path) -> Non
         done = cli("validate", *args, stdin="K\nk^'\n-P\n")
         assert (done.returncode, done.stdout, done.stderr) == (0, "", "3 valid, 0 invalid\n")
     done = cli("validate", stdin="K\nK+\n")
-    assert done.stdout == "(standard input):2: 'K+': invalid state modifier\n"
+    assert done.stdout == "(standard input):2: 'K+': modifier must be a prefix\n"
 
 
 def test_validate_takes_several_files_and_names_each(tmp_path: Path) -> None:
@@ -119,7 +119,7 @@ def test_validate_takes_several_files_and_names_each(tmp_path: Path) -> None:
     done = cli("validate", str(one), "-", str(two), stdin="+K\n++K\n")
     assert done.stdout.splitlines() == [
         f"{one}:2: 'x1': unexpected character",
-        "(standard input):2: '++K': invalid state modifier",
+        "(standard input):2: '++K': multiple state modifiers (only one modifier is allowed)",
     ]
     assert done.stderr == "3 valid, 2 invalid\n"
 
@@ -142,14 +142,14 @@ def test_validate_json_one_object_per_finding(tmp_path: Path) -> None:
             "line": 2,
             "token": "\\xffK",
             "length": 2,
-            "reason": "must contain exactly one letter",
+            "reason": "unexpected character",
         },
         {
             "file": str(path),
             "line": 3,
             "token": "\u212a",
             "length": 3,
-            "reason": "must contain exactly one letter",
+            "reason": "not a letter",
         },
     ]
 
@@ -163,9 +163,7 @@ def test_validate_shows_hostile_lines_escaped_and_cut(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stdout.isascii() and "\x1b" not in done.stdout  # nothing raw reaches a terminal
     assert max(map(len, done.stdout.splitlines())) < 400
-    assert done.stdout.splitlines()[-1] == (
-        f"{path}:{last}: '\\x1b[31mK': input exceeds 4 characters"
-    )
+    assert done.stdout.splitlines()[-1] == (f"{path}:{last}: '\\x1b[31mK': too long")
 
 
 def test_validate_failures_exit_2_with_one_line(tmp_path: Path) -> None:
@@ -208,7 +206,7 @@ def test_closed_pipe_ends_quietly_with_status_2() -> None:
         ["bash", "-c", shell + "; echo status=${PIPESTATUS[1]}"], capture_output=True, text=True
     )
     assert done.stdout.splitlines() == [
-        "(standard input):1: '1': must contain exactly one letter",
+        "(standard input):1: '1': not a letter",
         "status=2",
     ]
     assert done.stderr == "python -m sashite_epin: output closed before all was written\n"
@@ -239,9 +237,9 @@ def test_parse_reads_tokens_from_stdin_and_takes_dash_tokens() -> None:
 
 def test_parse_shows_bad_bytes_as_escapes() -> None:
     done = cli("parse", "--json", "-", stdin=None, stdin_bytes=b"\xff\n")
-    assert json.loads(done.stdout) == {"token": "\\xff", "error": "must contain exactly one letter"}
+    assert json.loads(done.stdout) == {"token": "\\xff", "error": "not a letter"}
     done = cli("parse", "\u212a")
-    assert done.stdout == "'\\u212a': must contain exactly one letter\n"
+    assert done.stdout == "'\\u212a': not a letter\n"
 
 
 def test_tokenize_prints_tokens_with_positions() -> None:
@@ -258,7 +256,7 @@ def test_tokenize_prints_tokens_with_positions() -> None:
         "1:9\t-r",
         "1:15\tP",
         "1:16\tB",
-        "2:2: '^': invalid terminal marker",
+        "2:2: '^': multiple terminal markers (only one marker is allowed)",
     ]
     first = json.loads(cli("tokenize", "--json", "-", stdin="2+P'\n").stdout)
     assert first == {

@@ -6,7 +6,17 @@ from __future__ import annotations
 import pytest
 from conftest import LyingStr
 
-from sashite_epin import Epin, ParseError, Pin
+from sashite_epin import (
+    EPIN_MAX_LENGTH,
+    EPIN_TOKEN_COUNT,
+    PIN_MAX_LENGTH,
+    PIN_TOKEN_COUNT,
+    Epin,
+    ParseError,
+    Pin,
+    Reason,
+)
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS
 
 INVALID = [
     "",
@@ -42,22 +52,44 @@ INVALID = [
     "\ufeffK",
 ]
 
-REASONS = {
-    "": "empty input",
-    "+K^'X": "input exceeds 4 characters",
-    "KK": "must contain exactly one letter",
-    "1": "must contain exactly one letter",
-    "+": "must contain exactly one letter",
-    "++K": "invalid state modifier",
-    "K+": "invalid state modifier",
-    "^K": "invalid terminal marker",
-    "K^^": "invalid terminal marker",
-    "K'^": "invalid terminal marker",
-    "K''": "invalid derivation marker",
-    "'K": "invalid derivation marker",
-    "K\n": "unexpected character",
-    "\u212a": "must contain exactly one letter",
-}
+# EPIN 1.0.0 §9.4, "Invalid token examples": each string, the reason the spec gives
+# (its words must be in the message), and the Reason member.
+EPIN_SPEC_TABLE = [
+    ("", "empty", Reason.EMPTY),
+    ("K''", "multiple derivation markers", Reason.MULTIPLE_DERIVATION_MARKERS),
+    ("^K", "wrong order", Reason.TERMINAL_NOT_AFTER_LETTER),
+    ("K'^", "derivation marker must be last", Reason.DERIVATION_NOT_LAST),
+    ("++K", "multiple state modifiers", Reason.MULTIPLE_STATE_MODIFIERS),
+    ("K^^", "multiple terminal markers", Reason.MULTIPLE_TERMINAL_MARKERS),
+    ("1", "not a letter", Reason.NOT_A_LETTER),
+    (" K", "whitespace", Reason.WHITESPACE),
+    ("K\n", "line break", Reason.LINE_BREAK),
+]
+# PIN 1.0.0 §6.2, "Canonical form": the same for PIN's four examples.
+PIN_SPEC_TABLE = [
+    ("K+", "modifier must be a prefix", Reason.MODIFIER_NOT_FIRST),
+    ("^K", "terminal marker must be a suffix", Reason.TERMINAL_NOT_AFTER_LETTER),
+    ("++K", "only one modifier is allowed", Reason.MULTIPLE_STATE_MODIFIERS),
+    ("K^^", "only one marker is allowed", Reason.MULTIPLE_TERMINAL_MARKERS),
+]
+# Beyond the tables: strings that break several rules get the first in Reason's order.
+BY_THE_ORDER = [
+    ("+K^'X", True, Reason.TOO_LONG),  # length first: long strings are not read
+    ("K ^\n", True, Reason.LINE_BREAK),  # a line break before whitespace
+    ("1 ", True, Reason.WHITESPACE),  # whitespace before "not a letter"
+    ("+", True, Reason.NOT_A_LETTER),
+    ("\u212a", True, Reason.NOT_A_LETTER),  # the Kelvin sign is no ASCII letter
+    ("KK", True, Reason.MORE_THAN_ONE_LETTER),
+    ("K1", True, Reason.OTHER_CHARACTER),
+    ("K'", False, Reason.DERIVATION_IN_PIN),
+    ("K'+", False, Reason.DERIVATION_IN_PIN),  # PIN has no "'" before all else
+    ("+K-", True, Reason.MULTIPLE_STATE_MODIFIERS),
+    ("^+K", True, Reason.MODIFIER_NOT_FIRST),
+    ("'K'", True, Reason.MULTIPLE_DERIVATION_MARKERS),
+    ("'K^", True, Reason.DERIVATION_NOT_LAST),  # before the misplaced "^"
+    ("^K^", True, Reason.MULTIPLE_TERMINAL_MARKERS),
+    ("K'^", True, Reason.DERIVATION_NOT_LAST),
+]
 
 
 @pytest.mark.parametrize("token", INVALID, ids=ascii)
@@ -72,28 +104,60 @@ def test_published_invalid_vectors_are_rejected_by_both_grammars(token: str) -> 
         assert repr(token) in str(info.value)
 
 
-@pytest.mark.parametrize(("token", "reason"), REASONS.items(), ids=ascii)
-def test_epin_reasons_name_what_is_wrong(token: str, reason: str) -> None:
+@pytest.mark.parametrize(("token", "words", "reason"), EPIN_SPEC_TABLE, ids=ascii)
+def test_epin_spec_examples_get_the_spec_reason(token: str, words: str, reason: Reason) -> None:
     with pytest.raises(ParseError) as info:
         Epin.parse(token)
-    assert info.value.reason == reason
+    assert info.value.reason is reason
+    assert words in str(reason) and info.value.reason == str(reason)
     assert info.value.notation == "EPIN"
     assert str(info.value) == f"invalid EPIN token {token!r}: {reason}"
 
 
+@pytest.mark.parametrize(("token", "words", "reason"), PIN_SPEC_TABLE, ids=ascii)
+def test_pin_spec_examples_get_the_spec_reason(token: str, words: str, reason: Reason) -> None:
+    with pytest.raises(ParseError) as info:
+        Pin.parse(token)
+    assert info.value.reason is reason
+    assert words in str(reason)
+
+
+@pytest.mark.parametrize(("token", "epin", "reason"), BY_THE_ORDER, ids=ascii)
+def test_several_broken_rules_give_the_first_in_order(
+    token: str, epin: bool, reason: Reason
+) -> None:
+    with pytest.raises(ParseError) as info:
+        (Epin if epin else Pin).parse(token)
+    assert info.value.reason is reason
+
+
+def test_reason_is_a_stable_enum_that_reads_as_its_message() -> None:
+    assert [r.value for r in Reason] == list(range(1, len(Reason) + 1))
+    assert Reason(3) is Reason.LINE_BREAK and str(Reason.EMPTY) == "empty"
+    assert Reason.EMPTY == "empty" and "empty" == Reason.EMPTY and Reason.EMPTY != "x"
+    assert {Reason.EMPTY: 1}["empty"] == 1  # hashed as its text
+    assert Reason.MULTIPLE_TERMINAL_MARKERS != Reason.MULTIPLE_STATE_MODIFIERS
+    assert (PIN_MAX_LENGTH, EPIN_MAX_LENGTH, PIN_TOKEN_COUNT, EPIN_TOKEN_COUNT) == (3, 4, 312, 624)
+    assert len(PIN_TOKENS) == PIN_TOKEN_COUNT and len(EPIN_TOKENS) == EPIN_TOKEN_COUNT
+    assert max(map(len, EPIN_TOKENS)) == EPIN_MAX_LENGTH
+    assert max(map(len, PIN_TOKENS)) == PIN_MAX_LENGTH
+
+
 def test_the_message_names_notation_token_and_reason_exactly() -> None:
     with pytest.raises(
-        ParseError, match=r"^invalid EPIN token \"K''\": invalid derivation marker\Z"
+        ParseError, match=r"^invalid EPIN token \"K''\": multiple derivation markers\Z"
     ):
         Epin.parse("K''")
 
 
-def test_pin_reasons_count_three_characters_and_know_no_derivation_marker() -> None:
-    with pytest.raises(ParseError, match="input exceeds 3 characters"):
+def test_too_long_says_the_notation_s_length() -> None:
+    with pytest.raises(ParseError, match=r"too long \(at most 3 characters\)"):
         Pin.parse("+K^'")
-    with pytest.raises(ParseError, match="unexpected character") as info:
+    with pytest.raises(ParseError, match=r"too long \(at most 4 characters\)"):
+        Epin.parse("+K^'x")
+    with pytest.raises(ParseError) as info:
         Pin.parse("K'")
-    assert info.value.notation == "PIN"
+    assert info.value.notation == "PIN" and info.value.reason is Reason.DERIVATION_IN_PIN
 
 
 def test_parse_error_is_a_value_error_and_pickles() -> None:
@@ -129,5 +193,5 @@ def test_a_str_subclass_is_parsed_by_its_characters_not_its_methods() -> None:
     assert Epin.safe_parse(LyingStr("K^^")) is None
     with pytest.raises(ParseError) as info:
         Pin.parse(LyingStr("KK"))
-    assert info.value.reason == "must contain exactly one letter"
+    assert info.value.reason is Reason.MORE_THAN_ONE_LETTER
     assert "'KK'" in str(info.value)

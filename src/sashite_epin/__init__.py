@@ -10,7 +10,14 @@ core with a pure-Python twin.
 from ._core import IMPLEMENTATION, TokenArray
 from ._enums import Side, State
 from ._epin import Epin
-from ._errors import ParseError
+from ._errors import (
+    EPIN_MAX_LENGTH,
+    EPIN_TOKEN_COUNT,
+    PIN_MAX_LENGTH,
+    PIN_TOKEN_COUNT,
+    ParseError,
+    Reason,
+)
 from ._layout import CODE_LIMIT
 from ._pin import Pin
 
@@ -22,7 +29,7 @@ __version__ = "0.1.0"
 
 # The public classes are documented, printed and pickled under the package's own name
 # (``sashite_epin.ParseError`` in a traceback), not the private module that defines them.
-for _public in (Epin, ParseError, Pin, Side, State):
+for _public in (Epin, ParseError, Pin, Reason, Side, State):
     _public.__module__ = __name__
 del _public
 
@@ -44,11 +51,16 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CODE_LIMIT",
+    "EPIN_MAX_LENGTH",
+    "EPIN_TOKEN_COUNT",
     "IMPLEMENTATION",
+    "PIN_MAX_LENGTH",
+    "PIN_TOKEN_COUNT",
     "Epin",
     "NativeStyles",
     "ParseError",
     "Pin",
+    "Reason",
     "Side",
     "State",
     "TokenArray",

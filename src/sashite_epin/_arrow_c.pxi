@@ -270,7 +270,7 @@ cdef inline int entry_code(const Reader* r, int64_t i, bint epin, int* status) n
         return -R_MISSING
     status[0] = entry_text(r, i, &p, &n)
     if status[0] != S_OK:
-        return -R_UNEXPECTED
+        return -R_OTHER_CHARACTER
     if 1 <= n <= 4:  # ASCII tokens, the common case: the branch-free table scan
         code = fast_code(p[0], p[1 if n > 1 else 0], p[2 if n > 2 else 0],
                          p[3 if n > 3 else 0], n, epin)

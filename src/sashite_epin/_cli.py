@@ -180,7 +180,7 @@ def parse_command(args: argparse.Namespace, out: TextIO) -> int:
         except ParseError as exc:
             status = 1
             if args.json:
-                out.write(json.dumps({"token": json_text(token), "error": exc.reason}) + "\n")
+                out.write(json.dumps({"token": json_text(token), "error": str(exc.reason)}) + "\n")
             else:
                 out.write(f"{escaped(token)}: {exc.reason}\n")
             continue
@@ -217,7 +217,7 @@ def validate_command(args: argparse.Namespace, out: TextIO) -> int:
                             "line": number,
                             "token": json_text(token[:SHOWN]),
                             "length": len(token.encode("utf-8", "surrogateescape")),
-                            "reason": error.reason,
+                            "reason": str(error.reason),
                         }
                         out.write(json.dumps(finding) + "\n")
                     else:
@@ -259,7 +259,7 @@ def tokenize_command(args: argparse.Namespace, out: TextIO) -> int:
             position = exc.position or 0
             rest = text[position:]
             if args.json:
-                failure = {"text": number, "position": position, "error": exc.reason}
+                failure = {"text": number, "position": position, "error": str(exc.reason)}
                 out.write(json.dumps({**failure, "at": json_text(rest[:SHOWN])}) + "\n")
             else:
                 out.write(f"{number}:{position}: {escaped(rest)}: {exc.reason}\n")

@@ -7,8 +7,8 @@ Every call below works without the GIL and without Python objects.  A *code* is 
 in [0, CODE_LIMIT) laid out as letter(5) | side(1) | rank(2) | terminal(1) | derived(1)
 (docs/design.md, "Codes and records"); codes sort in FEEN's canonical hand order and
 index tables of CODE_LIMIT entries.  A PIN code is the EPIN code of the same token
-(derived bit 0).  A failure is minus a reason (R_* below, the numbers of
-sashite_epin._errors).
+(derived bit 0).  A failure is minus a reason (R_* below, the values of
+sashite_epin.Reason).
 
 scan_token, scan_prefix, format_token and scan_tables are exported by the compiled
 module (Cython's C-API capsule: importing the cimporting module imports
@@ -72,21 +72,42 @@ cdef enum:
     K_APOS = 5
     K_ABSENT = 6
 
-# Reasons (the same numbers as sashite_epin._errors).
+# Reasons: the values of sashite_epin.Reason, whose documentation gives the order in
+# which a string that breaks several rules gets its reason.
 cdef enum:
     R_EMPTY = 1
     R_TOO_LONG = 2
-    R_ONE_LETTER = 3
-    R_STATE_MODIFIER = 4
-    R_TERMINAL_MARKER = 5
-    R_DERIVATION_MARKER = 6
-    R_UNEXPECTED = 7
-    R_MISSING = 8         # bulk only: None, NaN, pandas.NA, an Arrow null
+    R_LINE_BREAK = 3
+    R_WHITESPACE = 4
+    R_NOT_A_LETTER = 5
+    R_MORE_THAN_ONE_LETTER = 6
+    R_OTHER_CHARACTER = 7
+    R_DERIVATION_IN_PIN = 8
+    R_MULTIPLE_STATE_MODIFIERS = 9
+    R_MODIFIER_NOT_FIRST = 10
+    R_MULTIPLE_DERIVATION_MARKERS = 11
+    R_DERIVATION_NOT_LAST = 12
+    R_MULTIPLE_TERMINAL_MARKERS = 13
+    R_TERMINAL_NOT_AFTER_LETTER = 14
+    R_MISSING = 15        # bulk only: None, NaN, pandas.NA, an Arrow null
+    R_COUNT = 15
+
+# The longest token of each notation, and how many tokens each has.
+cdef enum:
+    PIN_MAX_LENGTH = 3
+    EPIN_MAX_LENGTH = 4
+    PIN_TOKEN_COUNT = 312
+    EPIN_TOKEN_COUNT = 624
 
 # The message of a reason (R_*, or a scan's negative result as it is), as the Python
 # API words it, for the PIN (epin false) or EPIN grammar: a NUL-terminated static
 # string; NULL for a number that is no reason.
 cdef const char* reason_text(int reason, bint epin) noexcept nogil
+
+# Why no token starts at p (n bytes readable): the reason of what stands there, the
+# markers, the letter after them if any and the markers after it (at most 8 bytes).
+# scan_prefix and scan_with return minus this when they find no token.
+cdef int prefix_reason(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil
 
 # The code of the whole token p[0..n-1] (epin: EPIN grammar, else PIN), or -reason.
 # Reads p[0..min(n, 4)-1] only; n <= 0 is R_EMPTY, n too long R_TOO_LONG.
@@ -219,6 +240,6 @@ cdef inline int scan_with(const ScanTables* t, const unsigned char* p, Py_ssize_
     entry = t.epin_prefixes[shape] if epin else t.pin_prefixes[shape]
     if not entry & SHAPE_VALID:
         used[0] = 0
-        return -<int>entry
+        return -prefix_reason(p, n, epin)
     used[0] = (entry >> PREFIX_SHIFT) & 7
     return code_of_entry(p, entry)

@@ -39,11 +39,14 @@ cdef dict c_layout():
 
 if c_layout() != _layout.AGREED:
     raise ImportError("sashite_epin._core_c: the code layout disagrees with _layout.py")
-if (R_EMPTY, R_TOO_LONG, R_ONE_LETTER, R_STATE_MODIFIER, R_TERMINAL_MARKER,
-        R_DERIVATION_MARKER, R_UNEXPECTED, R_MISSING) != (
-        _errors.EMPTY, _errors.TOO_LONG, _errors.ONE_LETTER, _errors.STATE_MODIFIER,
-        _errors.TERMINAL_MARKER, _errors.DERIVATION_MARKER, _errors.UNEXPECTED,
-        _errors.MISSING):
+if ((R_EMPTY, R_TOO_LONG, R_LINE_BREAK, R_WHITESPACE, R_NOT_A_LETTER, R_MORE_THAN_ONE_LETTER,
+     R_OTHER_CHARACTER, R_DERIVATION_IN_PIN, R_MULTIPLE_STATE_MODIFIERS, R_MODIFIER_NOT_FIRST,
+     R_MULTIPLE_DERIVATION_MARKERS, R_DERIVATION_NOT_LAST, R_MULTIPLE_TERMINAL_MARKERS,
+     R_TERMINAL_NOT_AFTER_LETTER, R_MISSING, R_COUNT, PIN_MAX_LENGTH, EPIN_MAX_LENGTH,
+     PIN_TOKEN_COUNT, EPIN_TOKEN_COUNT)
+        != (*(reason.value for reason in _errors.Reason), len(_errors.Reason),
+            _errors.PIN_MAX_LENGTH, _errors.EPIN_MAX_LENGTH, _errors.PIN_TOKEN_COUNT,
+            _errors.EPIN_TOKEN_COUNT)):
     raise ImportError("sashite_epin._core_c: reason identifiers disagree with _errors.py")
 
 
@@ -57,7 +60,7 @@ cdef void fill_reason_texts() except *:
     cdef bytes text
     for epin in range(2):
         for reason in range(1, R_MISSING + 1):
-            text = _reason_text(reason, "EPIN" if epin else "PIN").encode("ascii")
+            text = str(_reason_text(reason, "EPIN" if epin else "PIN")).encode("ascii")
             kept_reason_texts.append(text)
             c_reason_texts[epin][reason] = text
 

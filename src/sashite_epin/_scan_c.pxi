@@ -16,24 +16,11 @@ cdef unsigned short pin_prefixes[SHAPE_COUNT]
 cdef unsigned short epin_prefixes[SHAPE_COUNT]
 
 
-cdef int misplaced(int k, bint epin, bint at_letter) noexcept nogil:
-    """The reason for a character of class k standing where the grammar forbids it."""
-    if k == K_PLUS or k == K_MINUS:
-        return R_STATE_MODIFIER
-    if k == K_CARET:
-        return R_TERMINAL_MARKER
-    if epin and k == K_APOS:
-        return R_DERIVATION_MARKER
-    if at_letter or k == K_LETTER:
-        return R_ONE_LETTER
-    return R_UNEXPECTED
-
-
 cdef unsigned short classify(const unsigned char* k, int n, bint epin) noexcept nogil:
     """The grammar as a DFA over the classes k[0..n-1] (1 <= n <= 4): a shape entry
-    (SHAPE_VALID | letter position << 8 | the code's rank, terminal and derived bits)
-    or a reason identifier.  The only place in the compiled core that knows the
-    grammar."""
+    (SHAPE_VALID | letter position << 8 | the code's rank, terminal and derived bits),
+    or 0 for no token (reason_of says why).  With reason_of, the only place in the
+    compiled core that knows the grammar."""
     cdef int i = 0, rank = RANK_NORMAL, terminal = 0, derived = 0, letter_at
     if k[0] == K_PLUS:
         rank = RANK_ENHANCED
@@ -41,10 +28,8 @@ cdef unsigned short classify(const unsigned char* k, int n, bint epin) noexcept 
     elif k[0] == K_MINUS:
         rank = RANK_DIMINISHED
         i = 1
-    if i == n:
-        return R_ONE_LETTER
-    if k[i] != K_LETTER:
-        return misplaced(k[i], epin, True)
+    if i == n or k[i] != K_LETTER:
+        return 0
     letter_at = i
     i += 1
     if i < n and k[i] == K_CARET:
@@ -54,7 +39,7 @@ cdef unsigned short classify(const unsigned char* k, int n, bint epin) noexcept 
         derived = 1
         i += 1
     if i < n:
-        return misplaced(k[i], epin, False)
+        return 0
     return (SHAPE_VALID | (SHAPE_LETTER_AT if letter_at else 0)
             | compose_code(0, 0, rank, terminal, derived))
 
@@ -62,14 +47,14 @@ cdef unsigned short classify(const unsigned char* k, int n, bint epin) noexcept 
 cdef unsigned short longest_prefix(const unsigned char* k, int n, bint epin) noexcept nogil:
     """Greedy scanning from the DFA alone: the longest prefix of k[0..n-1] that is a
     token (the grammar has no token that is a prefix of a longer invalid start, so
-    longest is greedy), or, when none is, the reason of the letter slot's prefix."""
+    longest is greedy), or 0 when none is (prefix_reason says why)."""
     cdef int length
     cdef unsigned short entry
     for length in range(min(n, 3 + epin), 0, -1):
         entry = classify(k, length, epin)
         if entry & SHAPE_VALID:
             return entry | (length << PREFIX_SHIFT)
-    return classify(k, min(n, 2 if k[0] == K_PLUS or k[0] == K_MINUS else 1), epin)
+    return 0
 
 
 cdef void build_scan_tables() noexcept nogil:
@@ -105,21 +90,101 @@ cdef void build_scan_tables() noexcept nogil:
 build_scan_tables()
 
 
+cdef int reason_of(const unsigned char* p, Py_ssize_t n, bint epin,
+                   bint whole) noexcept nogil:
+    """Why p[0..n-1] is not a token: the first rule it breaks, in the order of
+    sashite_epin.Reason (whole: a whole token, whose length alone decides TOO_LONG, so
+    a long one is not read; otherwise scanning's attempt at a token).  Only called
+    once the tables have said "no token"; the twin's reason_of is the same rule."""
+    cdef Py_ssize_t i, letter_at = -1, modifier_at = -1, caret_at = -1, apostrophe_at = -1
+    cdef int letters = 0, modifiers = 0, carets = 0, apostrophes = 0
+    cdef bint line_break = False, space = False, other = False
+    cdef unsigned char b, k
+    if n <= 0:
+        return R_EMPTY
+    if whole and n > 3 + epin:
+        return R_TOO_LONG
+    for i in range(n):
+        b = p[i]
+        k = byte_class[b]
+        if k == K_LETTER:
+            letters += 1
+            letter_at = i if letter_at < 0 else letter_at
+        elif k == K_PLUS or k == K_MINUS:
+            modifiers += 1
+            modifier_at = i if modifier_at < 0 else modifier_at
+        elif k == K_CARET:
+            carets += 1
+            caret_at = i if caret_at < 0 else caret_at
+        elif k == K_APOS:
+            apostrophes += 1
+            apostrophe_at = i if apostrophe_at < 0 else apostrophe_at
+        elif b == 10 or b == 13:
+            line_break = True
+        elif b == 32 or b == 9 or b == 11 or b == 12:
+            space = True
+        else:
+            other = True
+    if line_break:
+        return R_LINE_BREAK
+    if space:
+        return R_WHITESPACE
+    if letters == 0:
+        return R_NOT_A_LETTER
+    if letters > 1:
+        return R_MORE_THAN_ONE_LETTER
+    if other:
+        return R_OTHER_CHARACTER
+    if not epin and apostrophes:
+        return R_DERIVATION_IN_PIN
+    if modifiers > 1:
+        return R_MULTIPLE_STATE_MODIFIERS
+    if modifiers and modifier_at != 0:
+        return R_MODIFIER_NOT_FIRST
+    if apostrophes > 1:
+        return R_MULTIPLE_DERIVATION_MARKERS
+    if apostrophes and apostrophe_at != n - 1:
+        return R_DERIVATION_NOT_LAST
+    if carets > 1:
+        return R_MULTIPLE_TERMINAL_MARKERS
+    return R_TERMINAL_NOT_AFTER_LETTER  # what is left of an invalid string
+
+
+cdef Py_ssize_t attempt_length(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
+    """How much of p scanning's failure there names (the twin's attempt): the markers,
+    the letter after them if any and the markers after it, at most 8 bytes; or 1."""
+    cdef Py_ssize_t i = 0, end = n if n < 8 else 8
+    cdef unsigned char k
+    while i < end:
+        k = byte_class[p[i]]
+        if not (k == K_PLUS or k == K_MINUS or k == K_CARET or (epin and k == K_APOS)):
+            break
+        i += 1
+    if i < end and byte_class[p[i]] == K_LETTER:
+        i += 1
+        while i < end and (byte_class[p[i]] == K_CARET
+                           or (epin and byte_class[p[i]] == K_APOS)):
+            i += 1
+    return i if i > 0 or n <= 0 else 1
+
+
+cdef int prefix_reason(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
+    return reason_of(p, attempt_length(p, n, epin), epin, False)
+
+
 cdef int scan_token(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
     """The code of the whole token p[0..n-1], or minus the reason it is not one."""
     cdef unsigned short entry
     cdef int shape
-    if n <= 0:
-        return -R_EMPTY
-    if n > 3 + epin:
-        return -R_TOO_LONG
+    if n <= 0 or n > 3 + epin:
+        return -reason_of(p, n, epin, True)
     shape = byte_class[p[0]]
     shape |= (byte_class[p[1]] if n > 1 else K_ABSENT) << 3
     shape |= (byte_class[p[2]] if n > 2 else K_ABSENT) << 6
     shape |= (byte_class[p[3]] if n > 3 else K_ABSENT) << 9
     entry = epin_shapes[shape] if epin else pin_shapes[shape]
     if not entry & SHAPE_VALID:
-        return -<int>entry
+        return -reason_of(p, n, epin, True)
     return code_of_entry(p, entry)
 
 

@@ -26,27 +26,80 @@ def in_alphabet(char: str, epin: bool) -> bool:
     return is_letter(char) or char in MARKERS[epin]
 
 
-def misplaced(char: str, epin: bool, at_letter: bool) -> int:
-    """The reason for ``char`` standing where the grammar does not allow it."""
-    if char == "+" or char == "-":
-        return reasons.STATE_MODIFIER
-    if char == "^":
-        return reasons.TERMINAL_MARKER
-    if epin and char == "'":
-        return reasons.DERIVATION_MARKER
-    if at_letter or is_letter(char):
-        return reasons.ONE_LETTER
-    return reasons.UNEXPECTED
+LINE_BREAKS = frozenset("\n\r")
+SPACES = frozenset(" \t\x0b\x0c")
+
+
+def reason_of(s: str, epin: bool, whole: bool = True) -> int:
+    """The reason the non-empty ``s`` is not a token: the first rule it breaks, in the
+    order Reason documents (``whole``: a whole token, whose length is checked first;
+    otherwise the attempt at a token where scanning found none)."""
+    n = len(s)
+    if n == 0:
+        return reasons.EMPTY
+    if whole and n > (4 if epin else 3):
+        return reasons.TOO_LONG
+    if any(c in LINE_BREAKS for c in s):
+        return reasons.LINE_BREAK
+    if any(c in SPACES for c in s):
+        return reasons.WHITESPACE
+    letters = [i for i, c in enumerate(s) if is_letter(c)]
+    if not letters:
+        return reasons.NOT_A_LETTER
+    if len(letters) > 1:
+        return reasons.MORE_THAN_ONE_LETTER
+    if any(not is_letter(c) and c not in "+-^'" for c in s):
+        return reasons.OTHER_CHARACTER
+    if not epin and "'" in s:
+        return reasons.DERIVATION_IN_PIN
+    modifiers = [i for i, c in enumerate(s) if c in "+-"]
+    apostrophes = [i for i, c in enumerate(s) if c == "'"]
+    carets = [i for i, c in enumerate(s) if c == "^"]
+    if len(modifiers) > 1:
+        return reasons.MULTIPLE_STATE_MODIFIERS
+    if modifiers and modifiers[0] != 0:
+        return reasons.MODIFIER_NOT_FIRST
+    if len(apostrophes) > 1:
+        return reasons.MULTIPLE_DERIVATION_MARKERS
+    if apostrophes and apostrophes[0] != n - 1:
+        return reasons.DERIVATION_NOT_LAST
+    if len(carets) > 1:
+        return reasons.MULTIPLE_TERMINAL_MARKERS
+    if carets and carets[0] != letters[0] + 1:
+        return reasons.TERMINAL_NOT_AFTER_LETTER
+    raise AssertionError(f"{s!r} breaks no rule: it is a token")
+
+
+def attempt(s: str, pos: int, epin: bool) -> str:
+    """What stands at ``s[pos]`` where scanning finds no token: the markers there, the
+    letter after them if any and the markers after it (at most 8 characters), or the
+    one character there if it belongs to no token."""
+    end, i = min(len(s), pos + 8), pos
+    while i < end and s[i] in MARKERS[epin]:
+        i += 1
+    if i < end and is_letter(s[i]):
+        i += 1
+        while i < end and s[i] in MARKERS[epin] - {"+", "-"}:
+            i += 1
+    return s[pos : max(i, pos + 1)]
+
+
+def stray_reason(s: str, token_start: int, pos: int, epin: bool) -> int:
+    """tokenize's reason for a "^" or "'" at ``pos`` right after the token that starts
+    at ``token_start``: that token and the markers from ``pos`` judged together
+    (``K^`` then ``^``: multiple terminal markers)."""
+    end = pos
+    while end < len(s) and s[end] in MARKERS[epin] - {"+", "-"}:
+        end += 1
+    return reason_of(s[token_start:end], epin, whole=False)
 
 
 def scan(s: str, epin: bool) -> int:
     """The code of the whole token ``s`` (an exact str), or minus the reason it is not
     one."""
     n = len(s)
-    if n == 0:
-        return -reasons.EMPTY
-    if n > (4 if epin else 3):
-        return -reasons.TOO_LONG
+    if n == 0 or n > (4 if epin else 3):
+        return -reason_of(s, epin)
     i = 0
     rank = RANK_NORMAL
     if s[0] == "+":
@@ -54,14 +107,14 @@ def scan(s: str, epin: bool) -> int:
     elif s[0] == "-":
         rank, i = RANK_DIMINISHED, 1
     if i == n:
-        return -reasons.ONE_LETTER
+        return -reason_of(s, epin)
     char = s[i]
     if "A" <= char <= "Z":
         second, index = 0, ord(char) - 65
     elif "a" <= char <= "z":
         second, index = 1, ord(char) - 97
     else:
-        return -misplaced(char, epin, at_letter=True)
+        return -reason_of(s, epin)
     i += 1
     terminal = derived = 0
     if i < n and s[i] == "^":
@@ -69,7 +122,7 @@ def scan(s: str, epin: bool) -> int:
     if epin and i < n and s[i] == "'":
         derived, i = 1, i + 1
     if i < n:
-        return -misplaced(s[i], epin, at_letter=False)
+        return -reason_of(s, epin)
     return compose(index, second, rank, terminal, derived)
 
 
@@ -83,8 +136,7 @@ def scan_prefix(s: str, pos: int, epin: bool) -> tuple[int, int]:
         code = scan(s[pos : pos + length], epin)
         if code >= 0:
             return code, length
-    slot = 2 if s[pos] in "+-" else 1  # the letter slot decides the reason
-    return scan(s[pos : pos + slot], epin), 0
+    return -reason_of(attempt(s, pos, epin), epin, whole=False), 0
 
 
 def format_code(code: int) -> str:

@@ -131,12 +131,11 @@ cdef str checked_text(object s, bint epin):
 
 
 cdef int fail_at(str s, const unsigned char* p, Py_ssize_t pos, int reason, bint epin) except -1:
-    """ParseError for no token at pos, naming what was tried: the letter slot's prefix."""
+    """ParseError for no token at pos, naming what stands there (prefix_reason's
+    attempt: the twin's attempt)."""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s)
-    cdef Py_ssize_t end = n
-    if pos < n:
-        end = pos + (2 if byte_class[p[pos]] in (K_PLUS, K_MINUS) else 1)
-    raise _ParseError(s[pos:min(end, n)], _reason_text(reason, notation_of(epin)),
+    cdef Py_ssize_t end = pos + attempt_length(p + pos, n - pos, epin) if pos < n else n
+    raise _ParseError(s[pos:end], _reason_text(reason, notation_of(epin)),
                       notation_of(epin), None, pos)
 
 
@@ -159,6 +158,7 @@ cdef list tokenize(object text, bint epin):
     cdef list result = []
     cdef unsigned short codes[TOKEN_BATCH]
     cdef Py_ssize_t starts[TOKEN_BATCH]
+    cdef Py_ssize_t last = -1, end  # last: where the last token starts
     cdef int reason = 0
     while True:
         with nogil:
@@ -169,9 +169,18 @@ cdef list tokenize(object text, bint epin):
             if run < at:  # the characters outside the alphabet before this token
                 PyList_Append(result, PyUnicode_Substring(s, run, at))
             PyList_Append(result, table_object(codes[j], epin))
+            last = at
             run = at + token_length[codes[j]]
         if reason:
-            fail_at(s, p, base + stop, reason, epin)
+            at = base + stop
+            if last >= 0 and run == at and (p[at] == 0x5E or p[at] == 0x27):
+                # A stray marker right after a token: judged with that token (the
+                # twin's stray_reason).
+                end = at
+                while end < n and (p[end] == 0x5E or (epin and p[end] == 0x27)):
+                    end += 1
+                reason = reason_of(p + last, end - last, epin, False)
+            fail_at(s, p, at, reason, epin)
         base += stop
         if base >= n:
             break

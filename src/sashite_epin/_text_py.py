@@ -8,7 +8,7 @@ from typing import Any
 
 from ._errors import ParseError, reason_text
 from ._objects_py import objects
-from ._scan_py import in_alphabet, scan_prefix
+from ._scan_py import attempt, in_alphabet, scan_prefix, stray_reason
 
 
 def _notation(epin: bool) -> str:
@@ -22,7 +22,7 @@ def _text(s: object, epin: bool) -> str:
 
 
 def _fail(s: str, pos: int, reason: int, epin: bool) -> ParseError:
-    tried = s[pos : pos + (2 if s[pos : pos + 1] in ("+", "-") else 1)]
+    tried = attempt(s, pos, epin)  # what stands there (empty at the end of s)
     return ParseError(tried, reason_text(reason, _notation(epin)), _notation(epin), None, pos)
 
 
@@ -44,6 +44,7 @@ def _tokenize(text: object, epin: bool) -> list[Any]:
     table = objects(epin)
     result: list[Any] = []
     i = run = 0
+    last = -1  # where the last token starts
     while i < len(s):
         if not in_alphabet(s[i], epin):
             i += 1
@@ -52,8 +53,11 @@ def _tokenize(text: object, epin: bool) -> list[Any]:
             result.append(s[run:i])
         code, length = scan_prefix(s, i, epin)
         if code < 0:
+            if last >= 0 and run == i and s[i] in "^'":  # a stray marker after a token
+                raise _fail(s, i, stray_reason(s, last, i, epin), epin)
             raise _fail(s, i, -code, epin)
         result.append(table[code])
+        last = i
         i = run = i + length
     if run < len(s):
         result.append(s[run:])

@@ -4,7 +4,7 @@ test suite compiles it in a temporary folder, against the installed package only
 
 from libc.stdlib cimport free, malloc
 from libc.time cimport clock, CLOCKS_PER_SEC
-from sashite_epin cimport (CODE_LIMIT, R_TERMINAL_MARKER, Record, ScanTables, code_abbr,
+from sashite_epin cimport (CODE_LIMIT, R_MULTIPLE_TERMINAL_MARKERS, Record, ScanTables, code_abbr,
                            code_derived, code_is_valid, code_record, format_token,
                            reason_text, record_code, scan_many, scan_prefix, scan_tables,
                            scan_token, scan_with)
@@ -70,7 +70,7 @@ def records_of(result):
 
 
 def constants():
-    return CODE_LIMIT, R_TERMINAL_MARKER
+    return CODE_LIMIT, R_MULTIPLE_TERMINAL_MARKERS
 
 
 def scan_speed(bytes text, int rounds):
