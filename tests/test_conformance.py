@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import itertools
 import sys
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 import pytest
 from conftest import CORES, TRICKY
 from oracle import EPIN_RE, PIN_RE
 
-from sashite_epin import ParseError
+from sashite_epin import ParseError, Reason
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS
 from sashite_epin._layout import all_codes
 
@@ -46,11 +48,12 @@ def test_codes_decode_to_the_tokens_attributes(core: ModuleType) -> None:
         assert code & 1 == token.endswith("'")
 
 
-def outcome(code_of: object, s: str) -> int | str:
-    """A core's answer for s: the code, or the reason it is not a token."""
+def outcome(code_of: object, s: str) -> int | Reason:
+    """A core's answer for s: the code, or the Reason member it is not a token."""
     try:
         return code_of(s)  # type: ignore[operator, no-any-return]
     except ParseError as exc:
+        assert type(exc.reason) is Reason, exc.reason
         return exc.reason
 
 
@@ -79,6 +82,33 @@ def test_compiled_core_and_twin_give_the_same_code_or_reason(length: int) -> Non
         for name in ("pin_code", "epin_code"):
             a, b = outcome(getattr(compiled, name), s), outcome(getattr(twin, name), s)
             if a != b:
+                pytest.fail(f"{name}({s!a}): compiled {a!r}, twin {b!r}")
+
+
+def scanned(call: Callable[..., Any], s: str) -> object:
+    """A scanning call's answer: its result, or where it failed, what stands there and
+    the Reason member."""
+    try:
+        if "tokenize" in call.__name__:
+            return [str(item) for item in call(s)]
+        return call(s, 0)
+    except ParseError as exc:
+        assert type(exc.reason) is Reason, exc.reason
+        return (exc.position, exc.token, exc.reason)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(CORES) < 2, reason="only the twin is expected here")
+@pytest.mark.parametrize("length", range(5))
+def test_compiled_core_and_twin_scan_and_fail_alike(length: int) -> None:
+    compiled, twin = CORES
+    for s in map("".join, itertools.product((*TRICKY, "/"), repeat=length)):
+        for name in ("scan_pin", "scan_epin", "tokenize_pin", "tokenize_epin"):
+            if name.startswith("scan") and not s:
+                continue
+            a = scanned(getattr(compiled, name), s)
+            b = scanned(getattr(twin, name), s)
+            if str(a) != str(b):
                 pytest.fail(f"{name}({s!a}): compiled {a!r}, twin {b!r}")
 
 

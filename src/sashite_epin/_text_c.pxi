@@ -62,13 +62,16 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
                 return k
             at = ctz64(token_starts)
             token_starts &= token_starts - 1
+            # No branch on the token's shape (random in real text): flags from
+            # comparisons, the rank by arithmetic.
             modified = (modifiers >> at) & 1
             t = at + modified  # the letter
             terminal = q[t + 1] == 0x5E
-            derived = epin and q[t + 1 + terminal] == 0x27
+            derived = (q[t + 1 + terminal] == 0x27) & epin
             # Bit 1 of '+' (0x2B) is 1 = RANK_ENHANCED, of '-' (0x2D) 0 = RANK_DIMINISHED.
             code = letter_bits(q[t]) | compose_code(
-                0, 0, (q[at] >> 1) & 1 if modified else RANK_NORMAL, terminal, derived)
+                0, 0, RANK_NORMAL - modified * (RANK_NORMAL - ((q[at] >> 1) & 1)),
+                terminal, derived)
             codes[k] = <unsigned short>code
             starts[k] = b + at
             k += 1
