@@ -2,7 +2,7 @@
 single-threaded results, and the buffer paths let other threads run meanwhile.
 
 How much faster N threads finish than N sequential runs is measured, not asserted:
-``python reliability/threads.py`` (the README's Reliability section has the figures).
+``python reliability/threads.py`` (docs/reliability.md has the figures).
 """
 
 from __future__ import annotations
