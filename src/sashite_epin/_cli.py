@@ -123,6 +123,16 @@ def decoded(parts: list[bytes]) -> list[str]:
     return lines
 
 
+def with_stdin(arguments: list[str]) -> Iterator[str]:
+    """The arguments in order, each ``-`` replaced by the lines of standard input."""
+    for argument in arguments:
+        if argument == "-":
+            for batch in lines_of(sys.stdin.buffer):
+                yield from batch
+        else:
+            yield argument
+
+
 def open_input(name: str) -> BinaryIO:
     if name == "-":
         return sys.stdin.buffer
@@ -166,15 +176,7 @@ def parse_command(args: argparse.Namespace, out: TextIO) -> int:
     kind = Pin if args.pin else Epin
     status = 0
 
-    def tokens() -> Iterator[str]:
-        for token in args.tokens:
-            if token == "-":
-                for batch in lines_of(sys.stdin.buffer):
-                    yield from batch
-            else:
-                yield token
-
-    for token in tokens():
+    for token in with_stdin(args.tokens):
         try:
             fields = describe(kind.parse(token))
         except ParseError as exc:
@@ -243,15 +245,7 @@ def tokenize_command(args: argparse.Namespace, out: TextIO) -> int:
     kind = Pin if args.pin else Epin
     status = 0
 
-    def texts() -> Iterator[str]:
-        for text in args.texts:
-            if text == "-":
-                for batch in lines_of(sys.stdin.buffer):
-                    yield from batch
-            else:
-                yield text
-
-    for number, text in enumerate(texts(), 1):
+    for number, text in enumerate(with_stdin(args.texts), 1):
         try:
             items = kind.tokenize(text)
         except ParseError as exc:
