@@ -106,7 +106,8 @@ cdef const char* reason_text(int reason, bint epin) noexcept nogil
 
 # Why no token starts at p (n bytes readable): the reason of what stands there, the
 # markers, the letter after them if any and the markers after it (at most 8 bytes).
-# scan_prefix and scan_with return minus this when they find no token.
+# scan_prefix and scan_with return minus this when they find no token; where a token
+# does start, the number means nothing.
 cdef int prefix_reason(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil
 
 # The code of the whole token p[0..n-1] (epin: EPIN grammar, else PIN), or -reason.

@@ -96,7 +96,7 @@ cdef int reason_of(const unsigned char* p, Py_ssize_t n, bint epin,
     sashite_epin.Reason (whole: a whole token, whose length alone decides TOO_LONG, so
     a long one is not read; otherwise scanning's attempt at a token).  Only called
     once the tables have said "no token"; the twin's reason_of is the same rule."""
-    cdef Py_ssize_t i, letter_at = -1, modifier_at = -1, caret_at = -1, apostrophe_at = -1
+    cdef Py_ssize_t i, modifier_at = -1, apostrophe_at = -1
     cdef int letters = 0, modifiers = 0, carets = 0, apostrophes = 0
     cdef bint line_break = False, space = False, other = False
     cdef unsigned char b, k
@@ -109,13 +109,11 @@ cdef int reason_of(const unsigned char* p, Py_ssize_t n, bint epin,
         k = byte_class[b]
         if k == K_LETTER:
             letters += 1
-            letter_at = i if letter_at < 0 else letter_at
         elif k == K_PLUS or k == K_MINUS:
             modifiers += 1
             modifier_at = i if modifier_at < 0 else modifier_at
         elif k == K_CARET:
             carets += 1
-            caret_at = i if caret_at < 0 else caret_at
         elif k == K_APOS:
             apostrophes += 1
             apostrophe_at = i if apostrophe_at < 0 else apostrophe_at
@@ -147,7 +145,9 @@ cdef int reason_of(const unsigned char* p, Py_ssize_t n, bint epin,
         return R_DERIVATION_NOT_LAST
     if carets > 1:
         return R_MULTIPLE_TERMINAL_MARKERS
-    return R_TERMINAL_NOT_AFTER_LETTER  # what is left of an invalid string
+    # What is left of a string that is no token: one letter, at most one of each marker,
+    # the modifier first and the "'" last, so the "^" is not right after the letter.
+    return R_TERMINAL_NOT_AFTER_LETTER
 
 
 cdef Py_ssize_t attempt_length(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
