@@ -15,10 +15,6 @@ DEF LOOKAHEAD = 8    # bytes past a 64-byte block a token starting in it may rea
 DEF TOKEN_BATCH = 256  # tokens tokenize takes from scan_many at a time
 
 
-cdef inline bint is_letter(unsigned char b) noexcept nogil:
-    return <unsigned char>((b | 0x20) - 0x61) < 26
-
-
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
                           unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
                           Py_ssize_t* stop, int* reason) noexcept nogil:
@@ -35,7 +31,7 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
     cdef const unsigned char* q
     cdef const ScanTables* tables
     cdef uint64_t letters, modifiers, carets, apostrophes, before_letter, bad, token_starts
-    cdef uint64_t carry_letter = 0, carry_caret = 0, carry_modifier = 0
+    cdef uint64_t carry_letter = 0, carry_caret = 0, carry_modifier = 0, next_letter
     cdef int modified, terminal, derived, code
     cdef unsigned char kind
     reason[0] = 0
@@ -50,9 +46,10 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
         if not epin:
             apostrophes = 0  # not PIN's: an "other" byte
         before_letter = (letters << 1) | carry_letter  # bit i: byte i-1 is a letter
+        next_letter = byte_class[q[64]] == K_LETTER  # the byte after the block
         bad = ((carets & ~before_letter)
                | (apostrophes & ~(before_letter | (carets << 1) | carry_caret))
-               | (modifiers & ~((letters >> 1) | (<uint64_t>is_letter(q[64]) << 63))))
+               | (modifiers & ~((letters >> 1) | (next_letter << 63))))
         if bad:
             break
         token_starts = modifiers | (letters & ~((modifiers << 1) | carry_modifier))
@@ -176,11 +173,12 @@ cdef list tokenize(object text, bint epin):
             run = at + token_length[codes[j]]
         if reason:
             at = base + stop
-            if last >= 0 and run == at and (p[at] == 0x5E or p[at] == 0x27):
+            if last >= 0 and run == at and byte_class[p[at]] in (K_CARET, K_APOS):
                 # A stray marker right after a token: judged with that token (the
                 # twin's stray_reason).
                 end = at
-                while end < n and (p[end] == 0x5E or (epin and p[end] == 0x27)):
+                while end < n and (byte_class[p[end]] == K_CARET
+                                   or (epin and byte_class[p[end]] == K_APOS)):
                     end += 1
                 reason = reason_of(p + last, end - last, epin, False)
             fail_at(s, p, at, reason, epin)
