@@ -14,7 +14,8 @@ executions of each target.
 Coverage guidance comes from atheris' instrumentation of the Python code the inputs go
 through (the twin's scanner, whose branches are the grammar's, the facade and the
 oracle) and from its hooks on str/bytes comparisons; the compiled core itself is not
-instrumented (that needs a clang build), it is the thing being checked.
+instrumented (that needs a clang build), it is the thing being checked.  bulk_bytes
+runs every bytes kernel the CPU has (AVX2, SSE2, portable) on each input.
 
 Pass ``--worker TARGET`` and libFuzzer's own options to run one target in this process.
 """
@@ -145,6 +146,13 @@ def make_targets():  # type: ignore[no-untyped-def]
         got = same("parse_many", raw, epin, errors)
         view = memoryview(bytearray(bytes(offset) + raw))[offset:]  # unaligned, writable
         assert same("parse_many", view, epin, errors) == got
+        default = compiled.bytes_kernel()
+        try:  # every bytes kernel this CPU runs, each the same as the twin
+            for kernel in compiled.KERNELS:
+                compiled.use_bytes_kernel(kernel)
+                assert outcome(compiled.parse_many, view, epin, errors) == got, (kernel, raw)
+        finally:
+            compiled.use_bytes_kernel(default)
         words = raw.split()
         bad = [i for i, w in enumerate(words) if not oracle.is_token(w.decode("latin-1"), epin)]
         if mark or not bad:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
@@ -102,6 +103,26 @@ def core(request: pytest.FixtureRequest) -> ModuleType:
     return request.param  # type: ignore[no-any-return]
 
 
+# Every (core, bytes kernel) pair this build runs on this CPU: the compiled core once per
+# SIMD kernel, so each kernel meets every byte-buffer test (under ASan too).
+KERNEL_CORES = [(core, kernel) for core in CORES for kernel in core.KERNELS]
+
+
+@pytest.fixture(params=KERNEL_CORES, ids=lambda pair: f"{pair[0].IMPLEMENTATION}-{pair[1]}")
+def bytes_core(request: pytest.FixtureRequest) -> Iterator[ModuleType]:
+    """A core whose parse_many reads byte buffers with the given kernel."""
+    core, kernel = request.param
+    before = core.use_bytes_kernel(kernel)
+    try:
+        yield core
+    finally:
+        core.use_bytes_kernel(before)
+
+
 def pytest_report_header() -> list[str]:
     names = ", ".join(c.IMPLEMENTATION for c in CORES)
-    return [f"sashite_epin facade core: {sashite_epin.IMPLEMENTATION}; cores tested: {names}"]
+    kernels = ", ".join(f"{c.IMPLEMENTATION}: {'/'.join(c.KERNELS)}" for c in CORES)
+    return [
+        f"sashite_epin facade core: {sashite_epin.IMPLEMENTATION}; cores tested: {names}",
+        f"bytes kernels tested: {kernels} (default: {sashite_epin.BYTES_KERNEL})",
+    ]

@@ -153,12 +153,14 @@ def test_empty_input_gives_an_empty_result(core: ModuleType, kind: Callable[...,
     assert np.asarray(result).shape == (0,)
 
 
-def test_whitespace_only_bytes_hold_no_token(core: ModuleType) -> None:
-    assert len(core.parse_many(b" \n\t\r\x0b\x0c ", True)) == 0
+def test_whitespace_only_bytes_hold_no_token(bytes_core: ModuleType) -> None:
+    assert len(bytes_core.parse_many(b" \n\t\r\x0b\x0c ", True)) == 0
 
 
 @pytest.mark.parametrize("token", ["K", "+K^'", "-q^", "Ab", "K" * 70, "+", "K^^"])
-def test_tokens_across_block_boundaries_and_at_the_very_end(core: ModuleType, token: str) -> None:
+def test_tokens_across_block_boundaries_and_at_the_very_end(
+    bytes_core: ModuleType, token: str
+) -> None:
     # The compiled core finds tokens 64 bytes at a time and reads 8 bytes per token:
     # put the token on every offset around the first two block edges, followed by
     # nothing, or by one more token, so buffers end at every length up to ~220
@@ -167,24 +169,24 @@ def test_tokens_across_block_boundaries_and_at_the_very_end(core: ModuleType, to
         for tail in (b"", b" ", b" K"):
             data = b" " * lead + token.encode() + tail
             tokens = data.decode().split()
-            expected = per_token(core, tokens)
-            assert list(core.parse_many(data, True, "mark")) == expected
+            expected = per_token(bytes_core, tokens)
+            assert list(bytes_core.parse_many(data, True, "mark")) == expected
             if None in expected:
                 with pytest.raises(ParseError) as caught:
-                    core.parse_many(data, True)
+                    bytes_core.parse_many(data, True)
                 assert caught.value.index == expected.index(None)
                 with pytest.raises(ParseError) as alone:
-                    core.parse_epin(tokens[caught.value.index])
+                    bytes_core.parse_epin(tokens[caught.value.index])
                 assert caught.value.reason == alone.value.reason
             else:
-                assert list(core.parse_many(data, True)) == expected
+                assert list(bytes_core.parse_many(data, True)) == expected
 
 
-def test_pin_grammar_rejects_derived_tokens(core: ModuleType) -> None:
+def test_pin_grammar_rejects_derived_tokens(bytes_core: ModuleType) -> None:
     with pytest.raises(ParseError) as info:
-        core.parse_many(b"K k' q", False)
+        bytes_core.parse_many(b"K k' q", False)
     assert (info.value.index, info.value.notation, info.value.token) == (1, "PIN", b"k'")
-    result = core.parse_many(["K", "+q^"], False)
+    result = bytes_core.parse_many(["K", "+q^"], False)
     assert result.notation == "PIN" and list(result) == [Pin.parse("K"), Pin.parse("+q^")]
 
 
@@ -274,11 +276,11 @@ def test_errors_argument_is_checked(core: ModuleType) -> None:
         core.parse_many(["K"], True, errors="ignore")
 
 
-def test_mmap_input(core: ModuleType, tmp_path: object) -> None:
+def test_mmap_input(bytes_core: ModuleType, tmp_path: object) -> None:
     path = tmp_path / "tokens.txt"  # type: ignore[operator]
     path.write_bytes(as_bytes(REALISTIC))
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        assert core.parse_many(m, True).tokens() == REALISTIC
+        assert bytes_core.parse_many(m, True).tokens() == REALISTIC
 
 
 def test_cores_agree_on_every_input_kind() -> None:

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+import sashite_epin
+from sashite_epin._core import core
+
 
 def cli(
     *args: str, stdin: str | None = None, stdin_bytes: bytes | None = None
@@ -311,6 +314,12 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| result -> pyarrow table | uniform |" in done.stdout
     assert "| result -> tokens() | uniform |" in done.stdout
     assert "| Epin.tokenize(one long text) | uniform |" in done.stdout
-    assert "[1/18] uniform: list of str -> result ..." in done.stderr
-    assert "[18/18] FEEN placements: tokenize ..." in done.stderr
+    compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
+    steps = 18 + (2 * len(core.KERNELS) if compiled else 0)  # + a row per kernel and corpus
+    assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
+    assert f"[{steps}/{steps}] FEEN placements: tokenize ..." in done.stderr
+    if compiled:
+        header = done.stdout.splitlines()[0]
+        assert f"bytes kernel {sashite_epin.BYTES_KERNEL}" in header
+        assert "| joined bytes -> result, portable kernel | uniform |" in done.stdout
     assert " cores, Linux " in done.stdout.splitlines()[0]

@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ._style import NativeStyles
 
+    BYTES_KERNEL: str
+
 __version__ = "0.1.0"
 
 # The public classes are documented, printed and pickled under the package's own name
@@ -35,6 +37,13 @@ del _public
 
 
 def __getattr__(name: str) -> object:
+    # BYTES_KERNEL: the SIMD kernel parse_many reads byte buffers with ("avx2", "sse2",
+    # "portable"; "python" for the twin), best for this CPU unless SASHITE_EPIN_KERNEL
+    # names one.  Asked of the core each time, as tests and benchmarks switch it.
+    if name == "BYTES_KERNEL":
+        from ._core import core
+
+        return core.bytes_kernel()
     # NativeStyles (style resolution, a context-level step) is imported when first
     # asked for: it is a typing.Generic, and typing would double the import time of
     # everything else.
@@ -50,6 +59,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "BYTES_KERNEL",
     "CODE_LIMIT",
     "EPIN_MAX_LENGTH",
     "EPIN_TOKEN_COUNT",

@@ -10,6 +10,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memchr, strcmp
 
 import itertools as _itertools
+import os as _os
 
 from sashite_epin import _inputs
 
@@ -30,10 +31,33 @@ cdef extern from *:
 
 cdef extern from "_split.h" nogil:
     uint64_t sep_mask64 "sashite_sep_mask64"(const unsigned char* p)
-    uint64_t sep_mask_tail "sashite_sep_mask_tail"(const unsigned char* p, int n)
     uint64_t load64 "sashite_load64"(const unsigned char* p)
     int ctz64 "sashite_ctz64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
+
+cdef extern from "_kernels.h" nogil:
+    enum:
+        SASHITE_KERNEL_PORTABLE
+        SASHITE_KERNEL_SSE2
+        SASHITE_KERNEL_AVX2
+        SASHITE_KERNEL_COUNT
+        SASHITE_DECODED
+        SASHITE_STOPPED
+        SASHITE_OVERFLOW
+        SASHITE_FLAG_PLUS
+        SASHITE_FLAG_MINUS
+        SASHITE_FLAG_TERMINAL
+        SASHITE_FLAG_DERIVED
+        SASHITE_RECORD_INDEXES
+    ctypedef Py_ssize_t (*count_fn "sashite_count_fn")(const unsigned char*, Py_ssize_t)
+    ctypedef int (*decode_fn "sashite_decode_fn")(
+        const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
+        unsigned char*, const uint64_t*, int)
+    uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
+    bint kernel_runs "sashite_kernel_runs"(int kernel)
+    count_fn count_kernel "sashite_count_kernel"(int kernel)
+    decode_fn decode_kernel "sashite_decode_kernel"(int kernel)
+    void build_gather_table "sashite_build_gather_table"()
 
 cdef unsigned short keep_mask[6]              # shape bits a token of length 0..4, 5+ keeps
 cdef unsigned short absent_fill[6]            # ... and the K_ABSENT classes after its end
@@ -111,6 +135,77 @@ cdef inline int fast_code(unsigned char b0, unsigned char b1, unsigned char b2,
 
 
 build_bulk_tables()
+
+
+# ---------------------------------------------------------------------------------
+# The bytes kernel: which one runs, and the record table it writes from.
+
+# Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import.
+cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2")
+cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
+cdef int bytes_kernel_id = SASHITE_KERNEL_PORTABLE
+cdef count_fn count_bytes = count_kernel(SASHITE_KERNEL_PORTABLE)
+cdef decode_fn decode_bytes = decode_kernel(SASHITE_KERNEL_PORTABLE)
+
+
+cdef void build_records_by_index() noexcept nogil:
+    """The kernels' table: for each letter byte and the flags read around it, the
+    record of the token they make (from the core's own codes)."""
+    cdef int letter, flags, rank, code
+    build_gather_table()
+    memset(records_by_index, 0, sizeof(records_by_index))
+    for letter in range(256):
+        if not (65 <= letter <= 90 or 97 <= letter <= 122):
+            continue
+        for flags in range(16):
+            if flags & SASHITE_FLAG_PLUS and flags & SASHITE_FLAG_MINUS:
+                continue  # a byte cannot be both
+            rank = (RANK_ENHANCED if flags & SASHITE_FLAG_PLUS else
+                    RANK_DIMINISHED if flags & SASHITE_FLAG_MINUS else RANK_NORMAL)
+            code = letter_bits(letter) | compose_code(
+                0, 0, rank, 1 if flags & SASHITE_FLAG_TERMINAL else 0,
+                1 if flags & SASHITE_FLAG_DERIVED else 0)
+            memcpy(&records_by_index[letter | flags << 8], record_of[code], 8)
+
+
+build_records_by_index()
+
+# The kernels this build runs on this CPU, best first.
+KERNELS = tuple(KERNEL_NAMES[i] for i in reversed(range(SASHITE_KERNEL_COUNT))
+                if kernel_runs(i))
+
+
+def bytes_kernel():
+    """The name of the kernel parse_many uses for byte buffers."""
+    return KERNEL_NAMES[bytes_kernel_id]
+
+
+def use_bytes_kernel(name):
+    """Make parse_many use kernel `name` (one of KERNELS) for byte buffers; returns the
+    one used before.  For tests and benchmarks: every kernel gives the same results."""
+    global bytes_kernel_id, count_bytes, decode_bytes
+    if name not in KERNELS:
+        raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "
+                         f"(what this build runs on this CPU), not {name!r}")
+    before = bytes_kernel()
+    bytes_kernel_id = KERNEL_NAMES.index(name)
+    count_bytes = count_kernel(bytes_kernel_id)
+    decode_bytes = decode_kernel(bytes_kernel_id)
+    return before
+
+
+cdef void choose_bytes_kernel() except *:
+    forced = _os.environ.get("SASHITE_EPIN_KERNEL", "").strip().lower()
+    if not forced:
+        use_bytes_kernel(KERNELS[0])
+    elif forced in KERNELS:
+        use_bytes_kernel(forced)
+    else:
+        raise ImportError(f"SASHITE_EPIN_KERNEL={forced!r}: this build runs "
+                          f"{', '.join(KERNELS)} on this CPU (or leave it unset for the best)")
+
+
+choose_bytes_kernel()
 
 
 cdef struct Failure:
@@ -283,23 +378,16 @@ cdef TokenArray parse_object_array(Py_buffer* view, bint epin, bint mark):
     return parse_objects(<const char*>view.buf, view.shape[0], view.strides[0], 0, epin, mark)
 
 
-cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size,
-                                Py_ssize_t b) noexcept nogil:
-    """Separator mask of the 64 bytes from b (past the end: separators)."""
-    return sep_mask64(p + b) if size - b >= 64 else sep_mask_tail(p + b, <int>(size - b))
-
-
-cdef Py_ssize_t count_tokens(const unsigned char* p, Py_ssize_t size) noexcept nogil:
-    """How many runs of non-space bytes p[0..size-1] holds: a popcount of token starts
-    (a non-separator after a separator) per 64-byte block."""
-    cdef Py_ssize_t b = 0, count = 0
-    cdef uint64_t word, carry = 0   # carry: the block's last byte was inside a token
-    while b < size:
-        word = ~block_mask(p, size, b)
-        count += popcount64(word & ~((word << 1) | carry))
-        carry = word >> 63
-        b += 64
-    return count
+cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size, Py_ssize_t b,
+                                bint portable) noexcept nogil:
+    """Separator mask of the 64 bytes from b (past the end: separators); portable: in
+    plain C whatever the CPU has, as the portable kernel reads everywhere."""
+    cdef unsigned char block[64]
+    if size - b < 64:
+        memset(block, 32, 64)
+        memcpy(block, p + b, size - b)
+        p, b = block, 0
+    return sep_mask64_portable(p + b) if portable else sep_mask64(p + b)
 
 
 cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t count,
@@ -309,20 +397,51 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
     report (failure filled), 2 when p no longer holds count tokens, -1 when out of
     memory, 0 otherwise.
 
-    count comes from count_tokens, and nothing holds the buffer still between the two
-    passes (another thread may write into a bytearray, another process into a mapped
-    file): out has room for count records only, so that is checked, never assumed.
+    count comes from a first pass, and nothing holds the buffer still between the two
+    (another thread may write into a bytearray, another process into a mapped file):
+    out has room for count records only, so that is checked, never assumed.
+
+    The bytes kernel (_kernels.h) writes runs of valid tokens; where it stops, the exact
+    scanner reads on, past the block the kernel refused, then hands back."""
+    cdef Py_ssize_t at = 0, k = 0
+    cdef int status
+    if decode_bytes == NULL:  # the portable kernel: the exact scanner throughout
+        status = scan_exactly(p, size, &at, &k, size, count, epin, mark, out, failure,
+                              marked)
+        return status if status != 0 or k == count else 2
+    while True:
+        status = decode_bytes(p, size, &at, &k, count, out, records_by_index, epin)
+        if status == SASHITE_OVERFLOW:
+            return 2
+        if status == SASHITE_STOPPED:
+            status = scan_exactly(p, size, &at, &k, at + 68, count, epin, mark, out,
+                                  failure, marked)
+            if status != 0:
+                return status
+        if at >= size:
+            return 0 if k == count else 2
+
+
+cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
+                      Py_ssize_t* k_at, Py_ssize_t limit, Py_ssize_t count, bint epin,
+                      bint mark, unsigned char* out, Failure* failure,
+                      MarkList* marked) noexcept nogil:
+    """split_and_scan's exact part: the tokens from *at (a token start, or a separator)
+    on, each judged by scan_token, until a block boundary past limit that no token
+    crosses; *at and *k_at are then where the kernel goes on.  Statuses as
+    split_and_scan's.
 
     Two stages per 64-byte block: separator masks give every token start and end at
     once (bit tricks, no per-byte branch); then each token is decoded on its own, so
     consecutive tokens do not wait on each other.  A start with no end yet (a token
     crossing blocks) waits in starts[0] for the next block."""
-    cdef Py_ssize_t b = 0, k = 0, s, n, safe = size - 8, pending = -1
+    cdef Py_ssize_t b = at[0], k = k_at[0], s, n, safe = size - 8, pending = -1
     cdef Py_ssize_t starts[34]  # at most 32 starts in 64 bytes, plus a pending one
     cdef int code, taken, have, forbidden = 0 if epin else 1
     cdef uint64_t word, begins, ends, carry = 0
+    cdef bint portable = decode_bytes == NULL
     while b < size or (b == size and carry):  # the extra block ends a token at size
-        word = ~block_mask(p, size, b)        # bit set: inside a token
+        word = ~block_mask(p, size, b, portable)  # bit set: inside a token
         begins = word & ~((word << 1) | carry)
         ends = ~word & ((word << 1) | carry)  # the separator right after a token
         carry = word >> 63
@@ -359,7 +478,11 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
             k += 1
         pending = starts[taken] if taken < have else -1
         b += 64
-    return 0 if k == count else 2
+        if b >= limit and pending < 0 and not carry:
+            break
+    at[0] = b if b < size else size
+    k_at[0] = k
+    return 0
 
 
 cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark):
@@ -369,7 +492,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int status
     with nogil:
-        count = count_tokens(p, size)
+        count = count_bytes(p, size)
     result = new_token_array(count, epin)
     try:
         with nogil:

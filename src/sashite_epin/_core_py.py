@@ -91,9 +91,29 @@ def is_valid_epin(s: object) -> bool:
     return _scan_or_fail(s, True) >= 0
 
 
+# The twin has one way to read byte buffers (bytes.split()); the compiled core names
+# its SIMD kernels here.
+KERNELS = ("python",)
+
+
+def bytes_kernel() -> str:
+    """The name of the kernel parse_many uses for byte buffers."""
+    return KERNELS[0]
+
+
+def use_bytes_kernel(name: str) -> str:
+    """Make parse_many use kernel `name` (one of KERNELS) for byte buffers; returns the
+    one used before.  For tests and benchmarks: every kernel gives the same results."""
+    if name not in KERNELS:
+        raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)}, not {name!r}")
+    return KERNELS[0]
+
+
 __all__ = [
     "IMPLEMENTATION",
+    "KERNELS",
     "TokenArray",
+    "bytes_kernel",
     "epin_code",
     "format_code",
     "from_codes",
@@ -111,4 +131,5 @@ __all__ = [
     "scan_pin",
     "tokenize_epin",
     "tokenize_pin",
+    "use_bytes_kernel",
 ]

@@ -38,6 +38,19 @@ static inline int sashite_popcount64(uint64_t x) {
 #endif
 }
 
+static inline int sashite_is_sep(unsigned char b) {
+    return b == 32 || (unsigned char)(b - 9) < 5;
+}
+
+/* Separator mask of p[0..63] (all 64 bytes readable), in plain C whatever the CPU. */
+static inline uint64_t sashite_sep_mask64_portable(const unsigned char *p) {
+    uint64_t mask = 0;
+    int i;
+    for (i = 0; i < 64; i++)
+        mask |= (uint64_t)sashite_is_sep(p[i]) << i;
+    return mask;
+}
+
 /* Separator mask of p[0..63]; all 64 bytes must be readable. */
 static inline uint64_t sashite_sep_mask64(const unsigned char *p) {
 #ifdef SASHITE_EPIN_SSE2
@@ -53,21 +66,8 @@ static inline uint64_t sashite_sep_mask64(const unsigned char *p) {
     }
     return mask;
 #else
-    uint64_t mask = 0;
-    int i;
-    for (i = 0; i < 64; i++)
-        mask |= (uint64_t)((p[i] == 32) | ((unsigned char)(p[i] - 9) < 5)) << i;
-    return mask;
+    return sashite_sep_mask64_portable(p);
 #endif
-}
-
-/* Separator mask of the n < 64 bytes p[0..n-1]; positions n..63 count as separators,
- * so a token running to the end of the buffer ends there. */
-static inline uint64_t sashite_sep_mask_tail(const unsigned char *p, int n) {
-    unsigned char block[64];
-    memset(block, 32, sizeof block);
-    memcpy(block, p, (size_t)n);
-    return sashite_sep_mask64(block);
 }
 
 /* Loading 8 bytes as one integer, whatever the alignment (one mov on x86). */

@@ -1,0 +1,400 @@
+/* The bytes path's hot loop (parse_many over whitespace-separated tokens), in three
+ * kernels that give identical results: portable (plain C, on every CPU: the exact
+ * scanner of _bulk_c.pxi alone), SSE2 (every x86-64) and AVX2 (chosen at run time, so
+ * one wheel runs on any x86-64).  _bulk_c.pxi picks one; the exact scanner reads
+ * whatever a SIMD kernel does not accept.
+ *
+ * A SIMD kernel decodes 64 bytes at a time without a per-byte branch:
+ *
+ * 1. Classes.  Masks of the block's separators (bytes.split()'s whitespace, 9-13 and
+ *    32), state modifiers ('+' '-'), letters, terminal markers ('^') and derivation
+ *    markers ('\''), bit i for byte i.
+ * 2. Order.  A run of non-separators is a token exactly when it reads
+ *    modifier? letter caret? apostrophe?, and that holds when every byte's predecessor
+ *    is one the grammar allows before it (a modifier: a separator; a letter: a separator
+ *    or a modifier; a caret: a letter; an apostrophe: a letter or a caret; a separator:
+ *    anything but a modifier), the byte before the buffer counting as a separator.  So
+ *    the whole block is checked with a few shifts and ANDs of the masks.  Any other byte
+ *    (a digit, a second letter, non-ASCII) fails that check and the block goes to the
+ *    exact scanner, which gives the error's index and reason.
+ * 3. Records.  Each token has one letter; its byte and the flags read around it (a '+'
+ *    or '-' before, a '^' after, a '\'' after the letter or its '^') index a table of the 5-byte
+ *    records, so writing a token is a load and a store.  The table is built by the core
+ *    from its own codes: what a token means stays there.
+ *
+ * A kernel stops at the first block that fails step 2 and says where the exact scanner
+ * must start: the first token it did not write. */
+#ifndef SASHITE_EPIN_KERNELS_H
+#define SASHITE_EPIN_KERNELS_H
+
+#include "_split.h"
+
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) \
+    && defined(SASHITE_EPIN_SSE2)
+#include <immintrin.h>
+#define SASHITE_EPIN_AVX2 1
+#endif
+
+enum {
+    SASHITE_KERNEL_PORTABLE = 0,
+    SASHITE_KERNEL_SSE2 = 1,
+    SASHITE_KERNEL_AVX2 = 2,
+    SASHITE_KERNEL_COUNT = 3
+};
+
+/* What a decoding kernel returns. */
+enum {
+    SASHITE_DECODED = 0,  /* every token of the buffer written */
+    SASHITE_STOPPED = 1,  /* a block the exact scanner must read: *at, *k say where */
+    SASHITE_OVERFLOW = 2  /* more tokens than the caller counted: the buffer changed */
+};
+
+/* Flags of a letter, bits 8-11 of a record table index (bits 0-7: the letter's byte). */
+#define SASHITE_FLAG_PLUS 1
+#define SASHITE_FLAG_MINUS 2
+#define SASHITE_FLAG_TERMINAL 4
+#define SASHITE_FLAG_DERIVED 8
+#define SASHITE_RECORD_INDEXES 4096
+
+typedef struct {
+    uint64_t sep, modifier, letter, caret, apostrophe;
+} sashite_classes;
+
+/* ---- step 1 and the record indexes, per SIMD kernel -----------------------------------
+ * sashite_block_K(q, c, index): q[-1] .. q[65] readable; classes of q[0..63] into c,
+ * index[i] = q[i] | flags << 8 (meaningful where q[i] is a letter of a valid token).
+ * The portable kernel has none: it is the exact scanner alone, on portable separator
+ * masks (a byte-by-byte version of these steps costs more than that scanner). */
+
+#ifdef SASHITE_EPIN_SSE2
+static inline void sashite_block_sse2(const unsigned char *q, sashite_classes *c,
+                                      uint16_t *index) {
+    const __m128i space = _mm_set1_epi8(32), nine = _mm_set1_epi8(9), four = _mm_set1_epi8(4),
+                  case_bit = _mm_set1_epi8(0x20), a = _mm_set1_epi8('a'),
+                  last = _mm_set1_epi8(25), plus = _mm_set1_epi8('+'),
+                  minus = _mm_set1_epi8('-'), caret = _mm_set1_epi8('^'),
+                  apos = _mm_set1_epi8('\''), f_plus = _mm_set1_epi8(SASHITE_FLAG_PLUS),
+                  f_minus = _mm_set1_epi8(SASHITE_FLAG_MINUS),
+                  f_terminal = _mm_set1_epi8(SASHITE_FLAG_TERMINAL),
+                  f_derived = _mm_set1_epi8(SASHITE_FLAG_DERIVED);
+    uint64_t s = 0, m = 0, l = 0, t = 0, ap = 0;
+    int j;
+    for (j = 0; j < 64; j += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(q + j));
+        __m128i prev = _mm_loadu_si128((const __m128i *)(q + j - 1));
+        __m128i next = _mm_loadu_si128((const __m128i *)(q + j + 1));
+        __m128i after = _mm_loadu_si128((const __m128i *)(q + j + 2));
+        __m128i u = _mm_sub_epi8(v, nine); /* 9..13 -> 0..4, unsigned */
+        __m128i sep = _mm_or_si128(_mm_cmpeq_epi8(v, space),
+                                   _mm_cmpeq_epi8(_mm_min_epu8(u, four), u));
+        __m128i w = _mm_sub_epi8(_mm_or_si128(v, case_bit), a); /* letters -> 0..25 */
+        __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(w, last), w);
+        __m128i modifier = _mm_or_si128(_mm_cmpeq_epi8(v, plus), _mm_cmpeq_epi8(v, minus));
+        __m128i terminal = _mm_cmpeq_epi8(next, caret);
+        __m128i derived = _mm_or_si128(_mm_cmpeq_epi8(next, apos),
+                                       _mm_and_si128(terminal, _mm_cmpeq_epi8(after, apos)));
+        __m128i flags = _mm_or_si128(
+            _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(prev, plus), f_plus),
+                         _mm_and_si128(_mm_cmpeq_epi8(prev, minus), f_minus)),
+            _mm_or_si128(_mm_and_si128(terminal, f_terminal), _mm_and_si128(derived, f_derived)));
+        s |= (uint64_t)(uint16_t)_mm_movemask_epi8(sep) << j;
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(modifier) << j;
+        l |= (uint64_t)(uint16_t)_mm_movemask_epi8(letter) << j;
+        t |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, caret)) << j;
+        ap |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, apos)) << j;
+        _mm_storeu_si128((__m128i *)(index + j), _mm_unpacklo_epi8(v, flags));
+        _mm_storeu_si128((__m128i *)(index + j + 8), _mm_unpackhi_epi8(v, flags));
+    }
+    c->sep = s, c->modifier = m, c->letter = l, c->caret = t, c->apostrophe = ap;
+}
+#endif
+
+#ifdef SASHITE_EPIN_AVX2
+#define SASHITE_AVX2_TARGET __attribute__((target("avx2,popcnt,bmi")))
+SASHITE_AVX2_TARGET
+static inline void sashite_block_avx2(const unsigned char *q, sashite_classes *c,
+                                      uint16_t *index) {
+    const __m256i space = _mm256_set1_epi8(32), nine = _mm256_set1_epi8(9),
+                  four = _mm256_set1_epi8(4), case_bit = _mm256_set1_epi8(0x20),
+                  a = _mm256_set1_epi8('a'), last = _mm256_set1_epi8(25),
+                  plus = _mm256_set1_epi8('+'), minus = _mm256_set1_epi8('-'),
+                  caret = _mm256_set1_epi8('^'), apos = _mm256_set1_epi8('\''),
+                  f_plus = _mm256_set1_epi8(SASHITE_FLAG_PLUS),
+                  f_minus = _mm256_set1_epi8(SASHITE_FLAG_MINUS),
+                  f_terminal = _mm256_set1_epi8(SASHITE_FLAG_TERMINAL),
+                  f_derived = _mm256_set1_epi8(SASHITE_FLAG_DERIVED);
+    uint64_t s = 0, m = 0, l = 0, t = 0, ap = 0;
+    int j;
+    for (j = 0; j < 64; j += 32) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(q + j));
+        __m256i prev = _mm256_loadu_si256((const __m256i *)(q + j - 1));
+        __m256i next = _mm256_loadu_si256((const __m256i *)(q + j + 1));
+        __m256i after = _mm256_loadu_si256((const __m256i *)(q + j + 2));
+        __m256i u = _mm256_sub_epi8(v, nine);
+        __m256i sep = _mm256_or_si256(_mm256_cmpeq_epi8(v, space),
+                                      _mm256_cmpeq_epi8(_mm256_min_epu8(u, four), u));
+        __m256i w = _mm256_sub_epi8(_mm256_or_si256(v, case_bit), a);
+        __m256i letter = _mm256_cmpeq_epi8(_mm256_min_epu8(w, last), w);
+        __m256i modifier = _mm256_or_si256(_mm256_cmpeq_epi8(v, plus),
+                                           _mm256_cmpeq_epi8(v, minus));
+        __m256i terminal = _mm256_cmpeq_epi8(next, caret);
+        __m256i derived = _mm256_or_si256(
+            _mm256_cmpeq_epi8(next, apos), _mm256_and_si256(terminal, _mm256_cmpeq_epi8(after, apos)));
+        __m256i flags = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(prev, plus), f_plus),
+                            _mm256_and_si256(_mm256_cmpeq_epi8(prev, minus), f_minus)),
+            _mm256_or_si256(_mm256_and_si256(terminal, f_terminal),
+                            _mm256_and_si256(derived, f_derived)));
+        /* unpack works within 128-bit lanes: order the quarters 0 2 1 3 first, so the
+         * low unpack gives bytes 0-15 and the high one bytes 16-31. */
+        __m256i vq = _mm256_permute4x64_epi64(v, 0xD8), fq = _mm256_permute4x64_epi64(flags, 0xD8);
+        s |= (uint64_t)(uint32_t)_mm256_movemask_epi8(sep) << j;
+        m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(modifier) << j;
+        l |= (uint64_t)(uint32_t)_mm256_movemask_epi8(letter) << j;
+        t |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, caret)) << j;
+        ap |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, apos)) << j;
+        _mm256_storeu_si256((__m256i *)(index + j), _mm256_unpacklo_epi8(vq, fq));
+        _mm256_storeu_si256((__m256i *)(index + j + 16), _mm256_unpackhi_epi8(vq, fq));
+    }
+    c->sep = s, c->modifier = m, c->letter = l, c->caret = t, c->apostrophe = ap;
+}
+
+SASHITE_AVX2_TARGET
+static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
+    const __m256i space = _mm256_set1_epi8(32), nine = _mm256_set1_epi8(9),
+                  four = _mm256_set1_epi8(4);
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)p);
+    __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+    __m256i u0 = _mm256_sub_epi8(v0, nine), u1 = _mm256_sub_epi8(v1, nine);
+    __m256i s0 = _mm256_or_si256(_mm256_cmpeq_epi8(v0, space),
+                                 _mm256_cmpeq_epi8(_mm256_min_epu8(u0, four), u0));
+    __m256i s1 = _mm256_or_si256(_mm256_cmpeq_epi8(v1, space),
+                                 _mm256_cmpeq_epi8(_mm256_min_epu8(u1, four), u1));
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(s0)
+           | (uint64_t)(uint32_t)_mm256_movemask_epi8(s1) << 32;
+}
+#endif
+
+/* ---- counting tokens, the same code for every kernel ------------------------------- */
+
+/* How many runs of non-separators p[0..size-1] holds: a popcount of token starts (a
+ * non-separator after a separator) per 64-byte block. */
+#define SASHITE_DEFINE_COUNT(NAME, ATTR, SEP_MASK, POPCOUNT)                                \
+    ATTR static Py_ssize_t NAME(const unsigned char *p, Py_ssize_t size) {                 \
+        Py_ssize_t b = 0, count = 0;                                                      \
+        uint64_t word, carry = 0; /* the previous block ended inside a token */           \
+        unsigned char block[64];                                                          \
+        for (; size - b >= 64; b += 64) {                                                 \
+            word = ~SEP_MASK(p + b);                                                      \
+            count += POPCOUNT(word & ~((word << 1) | carry));                             \
+            carry = word >> 63;                                                           \
+        }                                                                                 \
+        if (b < size) {                                                                   \
+            memset(block, 32, sizeof block);                                              \
+            memcpy(block, p + b, (size_t)(size - b));                                     \
+            word = ~SEP_MASK(block);                                                      \
+            count += POPCOUNT(word & ~((word << 1) | carry));                             \
+        }                                                                                 \
+        return count;                                                                     \
+    }
+
+/* ---- step 3: the letters' record indexes, in token order ------------------------------
+ * sashite_compress_K(index, letters, to): index[i] for each set bit i of letters, in
+ * order, to to[0..]; writes up to 8 entries past the last; returns how many. */
+
+static inline int sashite_compress_scalar(const uint16_t *index, uint64_t letters,
+                                          uint16_t *to) {
+    int m = 0;
+    for (; letters; letters &= letters - 1)
+        to[m++] = index[sashite_ctz64(letters)];
+    return m;
+}
+
+#ifdef SASHITE_EPIN_AVX2
+/* For each byte of a letter mask, the pshufb that gathers the 16-bit indexes of its set
+ * bits to the front (simdjson and simdutf compress bytes the same way). */
+static unsigned char sashite_gather_8[256][16];
+
+static void sashite_build_gather_table(void) {
+    int bits, bit, m;
+    for (bits = 0; bits < 256; bits++) {
+        memset(sashite_gather_8[bits], 0x80, 16);
+        for (bit = 0, m = 0; bit < 8; bit++)
+            if (bits >> bit & 1) {
+                sashite_gather_8[bits][2 * m] = (unsigned char)(2 * bit);
+                sashite_gather_8[bits][2 * m + 1] = (unsigned char)(2 * bit + 1);
+                m++;
+            }
+    }
+}
+
+/* Eight bytes of the mask at a time, with no branch: the chain of clearing one bit per
+ * token (the scalar way) costs more than the gather. */
+SASHITE_AVX2_TARGET
+static inline int sashite_compress_avx2(const uint16_t *index, uint64_t letters,
+                                        uint16_t *to) {
+    int j;
+    for (j = 0; j < 8; j++) {
+        /* where chunk j's entries go: counted from the mask, not from chunk j - 1's
+         * count, so the eight gathers do not wait on each other */
+        int m = (int)_mm_popcnt_u64(letters & ((1ULL << (8 * j)) - 1));
+        unsigned bits = (unsigned)(letters >> (8 * j)) & 255;
+        __m128i v = _mm_loadu_si128((const __m128i *)(index + 8 * j));
+        __m128i gather = _mm_loadu_si128((const __m128i *)sashite_gather_8[bits]);
+        _mm_storeu_si128((__m128i *)(to + m), _mm_shuffle_epi8(v, gather));
+    }
+    return (int)_mm_popcnt_u64(letters);
+}
+#else
+static void sashite_build_gather_table(void) {}
+#endif
+
+/* ---- decoding, the same code for every SIMD kernel -------------------------------- */
+
+/* Record indexes wait in a batch, written out in one counted loop: no branch per token. */
+#define SASHITE_BATCH 1024
+
+/* Decode the tokens of p[*at..size-1] into out (5-byte records, 8 bytes writable at
+ * each) from record index *k on, at most count records in all.  p[*at - 1] (if any)
+ * must end a token or be a separator.  records: SASHITE_RECORD_INDEXES 8-byte records,
+ * by letter byte | flags << 8.  On SASHITE_STOPPED, *at is the start of the first token
+ * not written and *k its index; the exact scanner goes on from there. */
+#define SASHITE_DEFINE_DECODE(NAME, ATTR, BLOCK, COMPRESS)                                  \
+    ATTR static int NAME(const unsigned char *p, Py_ssize_t size, Py_ssize_t *at,          \
+                         Py_ssize_t *k_at, Py_ssize_t count, unsigned char *out,           \
+                         const uint64_t *records, int epin) {                              \
+        Py_ssize_t pos = *at, k = *k_at, n, m = 0, t;                                     \
+        unsigned char pad[1 + 64 + 16];                                                   \
+        uint16_t index[64], batch[SASHITE_BATCH + 32 + 8];                                \
+        sashite_classes c;                                                                \
+        unsigned char before = pos > 0 ? p[pos - 1] : ' ';                                \
+        /* the classes of the byte before a block, as bit 0 of the shifted masks */        \
+        uint64_t was_sep = sashite_is_sep(before), was_modifier = before == '+' || before == '-', \
+                 was_letter = (unsigned char)((before | 0x20) - 'a') < 26,                 \
+                 was_caret = before == '^';                                               \
+        int status = SASHITE_DECODED;                                                     \
+        while (pos < size) {                                                              \
+            const unsigned char *q = p + pos;                                             \
+            uint64_t bad, after_sep, after_letter;                                        \
+            if (pos == 0 || size - pos < 66) { /* q[-1] .. q[65] must be readable */       \
+                n = size - pos < 66 ? size - pos : 66;                                    \
+                memset(pad, 32, sizeof pad);                                              \
+                pad[0] = before;                                                          \
+                memcpy(pad + 1, p + pos, (size_t)n);                                      \
+                q = pad + 1;                                                              \
+            }                                                                             \
+            BLOCK(q, &c, index);                                                          \
+            if (!epin)                                                                    \
+                c.apostrophe = 0; /* no class: fails the check below */                   \
+            after_sep = c.sep << 1 | was_sep;                                             \
+            after_letter = c.letter << 1 | was_letter;                                    \
+            bad = ~(c.sep | c.modifier | c.letter | c.caret | c.apostrophe)               \
+                  | (c.modifier & ~after_sep)                                             \
+                  | (c.letter & ~(after_sep | c.modifier << 1 | was_modifier))            \
+                  | (c.caret & ~after_letter)                                             \
+                  | (c.apostrophe & ~(after_letter | c.caret << 1 | was_caret))           \
+                  | (c.sep & (c.modifier << 1 | was_modifier));                           \
+            if (bad) {                                                                    \
+                status = SASHITE_STOPPED;                                                 \
+                break;                                                                    \
+            }                                                                             \
+            if (count - k - m < 32 && sashite_popcount64(c.letter) > count - k - m)       \
+                return SASHITE_OVERFLOW;                                                  \
+            m += COMPRESS(index, c.letter, batch + m);                                    \
+            if (m >= SASHITE_BATCH) {                                                     \
+                for (t = 0; t < m; t++)                                                   \
+                    memcpy(out + 5 * (k + t), &records[batch[t]], 8);                     \
+                k += m, m = 0;                                                            \
+            }                                                                             \
+            was_sep = c.sep >> 63, was_modifier = c.modifier >> 63;                       \
+            was_letter = c.letter >> 63, was_caret = c.caret >> 63;                       \
+            before = q[63];                                                               \
+            pos += 64;                                                                    \
+        }                                                                                 \
+        for (t = 0; t < m; t++)                                                           \
+            memcpy(out + 5 * (k + t), &records[batch[t]], 8);                             \
+        k += m;                                                                           \
+        if (status == SASHITE_DECODED && !was_modifier) {                                 \
+            *at = size, *k_at = k;                                                        \
+            return SASHITE_DECODED;                                                       \
+        }                                                                                 \
+        if (pos > size) /* a buffer ending with a modifier: the scanner says so */         \
+            pos = size;                                                                   \
+        /* Back to the start of the token crossing into this block (at most 4 bytes); */  \
+        /* it was written already if its letter lies before the block. */                  \
+        n = pos;                                                                          \
+        while (n > *at && !sashite_is_sep(p[n - 1]))                                      \
+            n--;                                                                          \
+        for (t = n; t < pos; t++)                                                         \
+            k -= (unsigned char)((p[t] | 0x20) - 'a') < 26;                               \
+        *at = n, *k_at = k;                                                               \
+        return SASHITE_STOPPED;                                                           \
+    }
+
+SASHITE_DEFINE_COUNT(sashite_count_portable, , sashite_sep_mask64_portable, sashite_popcount64)
+#ifdef SASHITE_EPIN_SSE2
+SASHITE_DEFINE_COUNT(sashite_count_sse2, , sashite_sep_mask64, sashite_popcount64)
+SASHITE_DEFINE_DECODE(sashite_decode_sse2, , sashite_block_sse2, sashite_compress_scalar)
+#endif
+#ifdef SASHITE_EPIN_AVX2
+SASHITE_DEFINE_COUNT(sashite_count_avx2, SASHITE_AVX2_TARGET, sashite_sep_mask64_avx2,
+                     __builtin_popcountll)
+SASHITE_DEFINE_DECODE(sashite_decode_avx2, SASHITE_AVX2_TARGET, sashite_block_avx2,
+                      sashite_compress_avx2)
+#endif
+
+typedef Py_ssize_t (*sashite_count_fn)(const unsigned char *, Py_ssize_t);
+typedef int (*sashite_decode_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t *, Py_ssize_t *,
+                                 Py_ssize_t, unsigned char *, const uint64_t *, int);
+
+/* Whether this build and this CPU can run a kernel. */
+static int sashite_kernel_runs(int kernel) {
+    switch (kernel) {
+    case SASHITE_KERNEL_PORTABLE:
+        return 1;
+#ifdef SASHITE_EPIN_SSE2
+    case SASHITE_KERNEL_SSE2:
+        return 1;
+#endif
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")
+               && __builtin_cpu_supports("bmi");
+#endif
+    default:
+        return 0;
+    }
+}
+
+static sashite_count_fn sashite_count_kernel(int kernel) {
+    switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX2:
+        return sashite_count_avx2;
+#endif
+#ifdef SASHITE_EPIN_SSE2
+    case SASHITE_KERNEL_SSE2:
+        return sashite_count_sse2;
+#endif
+    default:
+        return sashite_count_portable;
+    }
+}
+
+static sashite_decode_fn sashite_decode_kernel(int kernel) {
+    switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX2:
+        return sashite_decode_avx2;
+#endif
+#ifdef SASHITE_EPIN_SSE2
+    case SASHITE_KERNEL_SSE2:
+        return sashite_decode_sse2;
+#endif
+    default:
+        return NULL; /* the exact scanner reads everything */
+    }
+}
+
+#endif

@@ -1,0 +1,214 @@
+"""The bytes kernels: each SIMD kernel the compiled core runs here gives what the portable
+kernel gives (records, marked indexes, the error's token, index, reason, byte offset and
+line), on every input, and which kernel runs is visible and can be forced."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from types import ModuleType
+
+import numpy as np
+import pytest
+from conftest import CORES
+
+import sashite_epin
+from sashite_epin import ParseError
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, realistic, uniform
+
+COMPILED = [core for core in CORES if core.IMPLEMENTATION == "cython"]
+# Pairs (core, SIMD kernel) to hold against the same core's portable kernel.
+SIMD = [(core, kernel) for core in COMPILED for kernel in core.KERNELS if kernel != "portable"]
+
+# What a kernel must hand to the exact scanner: every way a token goes wrong, and bytes
+# that are not separators for bytes.split() though they look like it.
+NEAR_MISSES = [
+    b"KK", b"K+", b"^K", b"++K", b"+-K", b"K^^", b"K''", b"K'^", b"'K", b"+", b"-", b"^",
+    b"'", b"+^", b"1", b"K1", b"\x00", b"\x85", b"\xa0", b"\xc3\x89", b"+K^'X", b"\x1c",
+    b"\x1f", b"@", b"[", b"`", b"{", b"K'K", b"+K^'", b"k'",
+]  # fmt: skip
+SEPARATORS = [b" ", b"\n", b"\t", b"\r\n", b"\x0b", b"\x0c", b"  \t "]
+
+
+def outcome(core: ModuleType, data: object, epin: bool, errors: str) -> object:
+    """Everything parse_many says about data: the records and marks, or the error."""
+    try:
+        result = core.parse_many(data, epin, errors)
+    except ParseError as error:
+        return ("error", error.token, error.reason, error.index, error.position, error.line)
+    return ("ok", np.asarray(result).tobytes(), list(result.invalid))
+
+
+def portable_outcomes(core: ModuleType, data: object) -> dict[tuple[bool, str], object]:
+    before = core.use_bytes_kernel("portable")
+    try:
+        return {
+            (epin, errors): outcome(core, data, epin, errors)
+            for epin in (True, False)
+            for errors in ("raise", "mark")
+        }
+    finally:
+        core.use_bytes_kernel(before)
+
+
+def assert_same_as_portable(core: ModuleType, kernel: str, inputs: list[bytes]) -> None:
+    expected = [portable_outcomes(core, data) for data in inputs]
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for data, want in zip(inputs, expected, strict=True):
+            for (epin, errors), result in want.items():
+                got = outcome(core, data, epin, errors)
+                assert got == result, (kernel, data, epin, errors)
+    finally:
+        core.use_bytes_kernel(before)
+
+
+def joined(tokens: list[str], rng: random.Random) -> bytes:
+    return b"".join(t.encode() + rng.choice(SEPARATORS) for t in tokens)
+
+
+# -- which kernel runs --------------------------------------------------------------
+
+
+def test_the_best_kernel_this_cpu_runs_is_the_default() -> None:
+    for core in COMPILED:
+        assert core.KERNELS[-1] == "portable"
+        assert set(core.KERNELS) <= {"avx2", "sse2", "portable"}
+        if "SASHITE_EPIN_KERNEL" not in os.environ:
+            assert core.bytes_kernel() == core.KERNELS[0]
+    assert sashite_epin.BYTES_KERNEL in {k for core in CORES for k in core.KERNELS}
+    assert "BYTES_KERNEL" in dir(sashite_epin)
+
+
+def test_an_x86_64_build_runs_sse2_and_avx2_where_the_cpu_has_it() -> None:
+    if not COMPILED or os.uname().machine not in ("x86_64", "AMD64"):
+        pytest.skip("the SIMD kernels are x86-64's")
+    for core in COMPILED:
+        assert "sse2" in core.KERNELS
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next((line.split() for line in cpuinfo if line.startswith("flags")), [])
+        assert ("avx2" in core.KERNELS) == ("avx2" in flags)
+
+
+def test_switching_kernels_is_visible_and_checked(core: ModuleType) -> None:
+    for kernel in core.KERNELS:
+        before = core.use_bytes_kernel(kernel)
+        try:
+            assert core.bytes_kernel() == kernel
+            if core is sashite_epin._core.core:
+                assert sashite_epin.BYTES_KERNEL == kernel
+        finally:
+            core.use_bytes_kernel(before)
+    with pytest.raises(ValueError, match="must be one of"):
+        core.use_bytes_kernel("neon")
+
+
+def run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SASHITE_EPIN_")}
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True
+    )
+
+
+@pytest.mark.skipif(not COMPILED, reason="the compiled core has the kernels")
+@pytest.mark.parametrize("kernel", COMPILED[0].KERNELS if COMPILED else [])
+def test_the_environment_variable_forces_a_kernel(kernel: str) -> None:
+    done = run(
+        "import sashite_epin; print(sashite_epin.BYTES_KERNEL)",
+        SASHITE_EPIN_IMPLEMENTATION="cython",
+        SASHITE_EPIN_KERNEL=kernel.upper(),
+    )
+    assert done.stdout.strip() == kernel, done.stderr
+
+
+@pytest.mark.skipif(not COMPILED, reason="the compiled core has the kernels")
+def test_a_kernel_this_cpu_cannot_run_is_an_import_error() -> None:
+    done = run(
+        "import sashite_epin", SASHITE_EPIN_IMPLEMENTATION="cython", SASHITE_EPIN_KERNEL="neon"
+    )
+    assert done.returncode != 0
+    assert "SASHITE_EPIN_KERNEL='neon'" in done.stderr and "portable" in done.stderr
+
+
+# -- every SIMD kernel gives what the portable one gives ---------------------------
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_valid_corpora_with_every_separator(core: ModuleType, kernel: str) -> None:
+    rng = random.Random(7)
+    inputs = [
+        joined(uniform(3000), rng),
+        joined(realistic(3000), rng),
+        " ".join(PIN_TOKENS).encode(),
+        "\n".join(EPIN_TOKENS).encode(),
+        b"".join(t.encode() + b" " * (1 + i % 70) for i, t in enumerate(EPIN_TOKENS)),
+    ]
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_a_near_miss_at_every_offset_around_the_block_edges(core: ModuleType, kernel: str) -> None:
+    # A kernel reads 64 bytes at a time and looks one byte back and two ahead: each
+    # near miss lands on every offset near the buffer's start and around the first block
+    # edge (a later edge is read the same way), between valid tokens whose markers sit
+    # right against the edge too, ending the buffer or followed by more blocks.
+    inputs = []
+    for miss in NEAR_MISSES:
+        for lead in [*range(0, 8), *range(52, 76)]:
+            for pattern in (b"+K^' ", b"k ", b"-q^ "):
+                head = (pattern * 64)[:lead]
+                if head and head[-1:] != b" ":
+                    head += b" "
+                for tail in (b"", b" -r^ " * 30):
+                    inputs.append(head + miss + tail)
+                    inputs.append(head[:-1] + miss + tail)  # glued to the token before
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_every_short_byte_string_around_a_block_edge(core: ModuleType, kernel: str) -> None:
+    # Every string of up to 3 bytes over the grammar's bytes and its neighbours, put
+    # where it straddles the first block edge, after 60 bytes of valid tokens.
+    alphabet = [b"+", b"-", b"^", b"'", b"K", b"q", b" ", b"\n", b"1", b"\x00", b"\xff"]
+    strings = [b"", *alphabet]
+    strings += [a + b for a in alphabet for b in alphabet]
+    strings += [a + b + c for a in alphabet for b in alphabet for c in alphabet]
+    lead = b"K " * 30
+    inputs = [lead + s + b" P" for s in strings] + [lead + b"k" + s for s in strings]
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_random_buffers_near_the_grammar(core: ModuleType, kernel: str) -> None:
+    rng = random.Random(11)
+    noise = b" \t\n+-^'Kk1\x00\xffz"
+    inputs = []
+    for _ in range(1500):
+        data = bytearray(joined(rng.choices(EPIN_TOKENS, k=rng.randint(0, 120)), rng))
+        for _ in range(rng.choice([0, 0, 1, 3])):
+            if data:
+                data[rng.randrange(len(data))] = rng.choice(noise)
+        inputs.append(bytes(data))
+        inputs.append(bytes(rng.choice(noise) for _ in range(rng.randint(0, 150))))
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_unaligned_and_writable_buffers(core: ModuleType, kernel: str) -> None:
+    data = " ".join(uniform(2000)).encode() + b" K+ " + " ".join(uniform(500)).encode()
+    expected = portable_outcomes(core, data)
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for offset in range(0, 9):
+            view = memoryview(bytearray(bytes(offset) + data))[offset:]
+            for (epin, errors), want in expected.items():
+                assert outcome(core, view, epin, errors) == want
+    finally:
+        core.use_bytes_kernel(before)
