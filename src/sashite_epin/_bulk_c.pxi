@@ -35,6 +35,11 @@ cdef extern from "_split.h" nogil:
     int ctz64 "sashite_ctz64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
 
+cdef extern from "_strs.h":
+    Py_ssize_t str_records "sashite_str_records"(
+        const char* base, Py_ssize_t count, Py_ssize_t stride, unsigned char* out,
+        const uint64_t* records, int epin)
+
 cdef extern from "_kernels.h" nogil:
     enum:
         SASHITE_KERNEL_PORTABLE
@@ -303,22 +308,9 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
     cdef unsigned char* out = result.records
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int code
-    cdef const unsigned char* p
-    cdef Py_ssize_t n, start = 0
-    # Fast loop: exact, compact-ASCII str items that are valid tokens.  Reads are
-    # clamped to the str's own NUL terminator, so a short token is never over-read.
-    for start in range(count):
-        item = (<PyObject**>(base + start * stride))[0]
-        if not (str_is_exact(item) and str_is_compact_ascii(item)):
-            break
-        n = str_length(item)
-        p = <const unsigned char*>str_data(item)
-        code = fast_code(p[0], p[1 if n > 1 else n], p[2 if n > 2 else n],
-                         p[3 if n > 3 else n], n, epin)
-        if code < 0:
-            break
-        memcpy(out + 5 * start, record_of[code], 8)
-    else:
+    # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens.
+    cdef Py_ssize_t start = str_records(base, count, stride, out, records_by_index, epin)
+    if start == count:
         return result
     # Precise loop, from the first item the fast loop left: every error and reason.
     try:

@@ -1,0 +1,177 @@
+/* parse_many's list path: the records of str objects (a list's, a tuple's, a numpy
+ * object array's items), for the fast loop of parse_objects in _bulk_c.pxi.  It takes
+ * exact, compact-ASCII str objects that are valid tokens and stops at the first item
+ * that is anything else; the exact scanner there decides that item and gives its
+ * reason.  The caller holds the GIL and runs no Python code meanwhile, so no item can
+ * change or be freed while this reads it.
+ *
+ * Two things make it fast:
+ *
+ * 1. No per-shape branch.  A token's bytes (at most 4; a str has its length plus a NUL
+ *    readable, and nothing past that is read) are loaded as one integer, and the letter
+ *    and its flags (a '+' or '-' before, a '^' after, a '\'' last) index the kernels'
+ *    record table (_kernels.h's SASHITE_FLAG_* layout, built by the core from its own
+ *    codes).  The token is valid exactly when its first byte is a modifier or the
+ *    letter, the letter is an ASCII letter and the length is what those flags make it.
+ * 2. Repeated objects are read once.  Data holds the same str objects many times over:
+ *    CPython shares one object per 1-character string (str.split(), json, Arrow's
+ *    to_pylist() all hand out those), and lists built from a vocabulary repeat theirs.
+ *    A per-call table keyed by the object's address remembers each record, so a
+ *    repeated item costs a load, a compare and a store.  Addresses are only compared
+ *    within one call, while the caller keeps every item alive, so an address always
+ *    means the same object.  Where few items repeat, probing only costs, so each chunk
+ *    that mostly misses turns the table off for the next SASHITE_SEEN_REST chunks. */
+#ifndef SASHITE_EPIN_STRS_H
+#define SASHITE_EPIN_STRS_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_kernels.h"
+
+#define SASHITE_SEEN_SLOTS 2048  /* 32 KB: an L1 data cache's worth of entries */
+#define SASHITE_SEEN_CHUNK 4096  /* items between two looks at the hit rate */
+#define SASHITE_SEEN_REST 15     /* chunks without the table after a chunk that misses */
+
+typedef struct {
+    PyObject *str;
+    uint64_t record;
+} sashite_seen;
+
+static inline uint16_t sashite_load16(const unsigned char *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+/* The record of str o's token: 1 and *record set, or 0 (not an exact compact-ASCII
+ * str, or not a token: the caller's exact scanner says why).  records: the kernels'
+ * table (letter byte | flags << 8).  PIN refuses the derivation marker. */
+static inline int sashite_str_record(PyObject *o, const uint64_t *records, int epin,
+                                     uint64_t *record)
+{
+    static const uint32_t keep[5] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFu};
+    Py_ssize_t n;
+    const unsigned char *p;
+    uint32_t key, plus, minus, modified, rest, terminal, derived;
+    if (!(Py_IS_TYPE(o, &PyUnicode_Type) && PyUnicode_IS_COMPACT_ASCII(o)))
+        return 0;
+    n = PyUnicode_GET_LENGTH(o);
+    if ((size_t)(n - 1) > 3)  /* empty, or longer than any token */
+        return 0;
+    p = (const unsigned char *)((PyASCIIObject *)o + 1);  /* compact ASCII: right after */
+    /* Bytes 0-1, then 2-3 when there are 3 or 4 (byte n is the NUL, so readable);
+     * bytes past the length are masked off. */
+    key = ((uint32_t)sashite_load16(p)
+           | (uint32_t)sashite_load16(p + ((n >= 3) << 1)) << 16) & keep[n];
+    plus = (key & 0xFF) == '+';
+    minus = (key & 0xFF) == '-';
+    modified = plus | minus;
+    rest = key >> (modified << 3);  /* the letter (or whatever stands there) first */
+    terminal = ((rest >> 8) & 0xFF) == '^';
+    derived = ((key >> ((n - 1) << 3)) & 0xFF) == '\'';
+    *record = records[(rest & 0xFF) | (plus * SASHITE_FLAG_PLUS | minus * SASHITE_FLAG_MINUS
+                                       | terminal * SASHITE_FLAG_TERMINAL
+                                       | derived * SASHITE_FLAG_DERIVED) << 8];
+    /* The record is 0 unless that byte is an ASCII letter, and the length leaves no room
+     * for any byte but the parts the flags name. */
+    return (*record != 0) & ((Py_ssize_t)(1 + modified + terminal + derived) == n)
+           & (epin | !derived);
+}
+
+static inline sashite_seen *sashite_seen_slot(sashite_seen *seen, PyObject *o)
+{
+    /* Objects of one size sit 64 bytes apart in CPython's allocator, the 1-character
+     * singletons 56: mixing in bits from both scales keeps neighbours apart. */
+    uintptr_t a = (uintptr_t)o;
+    return &seen[((a >> 6) ^ (a >> 3)) & (SASHITE_SEEN_SLOTS - 1)];
+}
+
+/* The two loops are kept out of line: each gets the registers to itself. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SASHITE_NOINLINE __attribute__((noinline))
+#else
+#define SASHITE_NOINLINE
+#endif
+
+/* Items i..end-1 without the table; returns where it stopped. */
+static SASHITE_NOINLINE Py_ssize_t sashite_str_run(const char *base, Py_ssize_t i,
+                                                   Py_ssize_t end, Py_ssize_t stride,
+                                                   unsigned char *out,
+                                                   const uint64_t *records, int epin)
+{
+    uint64_t record;
+    for (; i < end; i++) {
+        if (!sashite_str_record(*(PyObject *const *)(base + i * stride), records, epin,
+                                &record))
+            break;
+        memcpy(out + 5 * i, &record, 8);
+    }
+    return i;
+}
+
+/* Items i..end-1 through the table, counting hits; returns where it stopped. */
+static SASHITE_NOINLINE Py_ssize_t sashite_str_run_seen(const char *base, Py_ssize_t i,
+                                                        Py_ssize_t end, Py_ssize_t stride,
+                                                        unsigned char *out,
+                                                        const uint64_t *records, int epin,
+                                                        sashite_seen *seen,
+                                                        Py_ssize_t *hits)
+{
+    uint64_t record;
+    Py_ssize_t found = 0;
+    for (; i < end; i++) {
+        PyObject *o = *(PyObject *const *)(base + i * stride);
+        sashite_seen *slot = sashite_seen_slot(seen, o);
+        if (slot->str == o) {
+            memcpy(out + 5 * i, &slot->record, 8);
+            found++;
+            continue;
+        }
+        if (!sashite_str_record(o, records, epin, &record))
+            break;
+        slot->str = o;
+        slot->record = record;
+        memcpy(out + 5 * i, &record, 8);
+    }
+    *hits = found;
+    return i;
+}
+
+/* Writes the 5-byte records of items base[0], base[stride], ... to out (8-byte stores:
+ * 3 bytes of slack after the last) until an item sashite_str_record refuses; returns
+ * how many it wrote.  A list shorter than a chunk is not worth zeroing a table for; if
+ * the table cannot be allocated, the items are read without it. */
+static Py_ssize_t sashite_str_records(const char *base, Py_ssize_t count, Py_ssize_t stride,
+                                      unsigned char *out, const uint64_t *records, int epin)
+{
+    sashite_seen *seen = NULL;
+    Py_ssize_t i = 0, end, done, hits;
+    int rest = 0;
+    if (count >= SASHITE_SEEN_CHUNK)
+        seen = (sashite_seen *)calloc(SASHITE_SEEN_SLOTS, sizeof(sashite_seen));
+    while (i < count) {
+        end = count - i > SASHITE_SEEN_CHUNK ? i + SASHITE_SEEN_CHUNK : count;
+        if (seen == NULL || rest > 0) {
+            done = sashite_str_run(base, i, end, stride, out, records, epin);
+            rest--;
+        } else {
+            done = sashite_str_run_seen(base, i, end, stride, out, records, epin, seen, &hits);
+            /* Under three hits in four, the table costs more than it saves. */
+            if (4 * hits < 3 * (done - i))
+                rest = SASHITE_SEEN_REST;
+        }
+        if (done < end) {
+            i = done;
+            break;
+        }
+        i = end;
+    }
+    free(seen);
+    return i;
+}
+
+#endif

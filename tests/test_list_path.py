@@ -1,0 +1,118 @@
+"""parse_many over lists of str, on both cores.  The compiled core reads each str's
+bytes without a branch per shape and remembers, per call, the record of each object it
+has read (by address), turning that table off while few items repeat (_strs.h); these
+tests make every one of those steps meet strings it must refuse."""
+
+from __future__ import annotations
+
+import itertools
+from types import ModuleType
+
+import pytest
+from conftest import TRICKY, LyingStr
+
+from sashite_epin import ParseError
+from sashite_epin._corpora import EPIN_TOKENS
+
+CHUNK = 4096  # items between two looks at the table's hit rate (_strs.h)
+REST = 15  # chunks read without the table after one that mostly missed
+
+
+def fresh(token: str) -> str:
+    """An equal str that is a new object (1-character strs are shared singletons)."""
+    return (token + "\x00")[:-1] if len(token) > 1 else token.encode().decode()
+
+
+def expected(core: ModuleType, items: list[object], epin: bool) -> list[object]:
+    safe = core.safe_parse_epin if epin else core.safe_parse_pin
+    return [safe(t) if isinstance(t, str) else None for t in items]
+
+
+def short_strings() -> list[str]:
+    """Every string of up to 4 characters over the tricky alphabet (the longest token
+    has 4), a few of 5, and every token."""
+    out = [""]
+    for n in range(1, 5):
+        out += ["".join(p) for p in itertools.product(TRICKY, repeat=n)]
+    return [*out, "+K^'x", "KKKKK", "+K^''", *EPIN_TOKENS]
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["epin", "pin"])
+def test_every_short_string_as_an_item_agrees_with_the_scanner(
+    core: ModuleType, epin: bool
+) -> None:
+    # One item per call: the fast loop stops at the first item it refuses and the exact
+    # scanner reads the rest, so only a first item shows what the fast loop accepts.
+    strings = short_strings()
+    want = expected(core, strings, epin)
+    for s, e in zip(strings, want, strict=True):
+        result = core.parse_many([s], epin, errors="mark")
+        assert (result[0], list(result.invalid)) == (e, [] if e else [0]), repr(s)
+    valid = {s for s, e in zip(strings, want, strict=True) if e is not None}
+    assert valid == set(EPIN_TOKENS if epin else [t for t in EPIN_TOKENS if "'" not in t])
+    # Every token again, in a list long enough for the table, each object twice over.
+    tokens = [fresh(t) for t in EPIN_TOKENS if epin or "'" not in t] * 8
+    items = [t for t in tokens for _ in (0, 1)]
+    result = core.parse_many(items, epin)
+    assert list(result) == expected(core, items, epin)
+
+
+def test_the_table_switching_off_and_on_loses_nothing(core: ModuleType) -> None:
+    # Phases that turn the table off (distinct objects) and on again (repeats), with
+    # valid tokens only, then with an invalid one at each chunk edge of each phase.
+    repeated = [EPIN_TOKENS[i % 624] for i in range(CHUNK * 3)]
+    distinct = [fresh(EPIN_TOKENS[(7 * i) % 624]) for i in range(CHUNK * (REST + 3))]
+    items = repeated + distinct + repeated + distinct[: CHUNK * 2] + repeated
+    result = core.parse_many(items, True)
+    assert result.tokens() == items
+    edges = [0, len(repeated), len(repeated) + len(distinct)]
+    edges += [CHUNK * (4 + REST), CHUNK * (5 + REST)]  # the table tried again, then on
+    if core.IMPLEMENTATION != "cython":
+        edges = edges[:2]  # the twin has no table: a few positions show it agrees
+    for edge in edges:
+        for where in (edge - 1, edge, edge + 1, edge + CHUNK - 1):
+            if where < 0:
+                continue
+            broken = list(items)
+            broken[where] = "K'^"
+            with pytest.raises(ParseError) as info:
+                core.parse_many(broken, True)
+            assert info.value.index == where
+            assert info.value.reason == "derivation marker must be last"
+    marked = core.parse_many(broken, True, errors="mark")
+    assert list(marked.invalid) == [where]
+    assert [t for i, t in enumerate(items) if i != where] == [
+        str(e) for i, e in enumerate(marked) if i != where
+    ]
+
+
+def test_a_repeated_invalid_object_is_refused_every_time(core: ModuleType) -> None:
+    bad, good = "K^^", "k"
+    items = [bad if i % 3 == 0 else good for i in range(3 * CHUNK)]
+    result = core.parse_many(items, True, errors="mark")
+    assert list(result.invalid) == list(range(0, 3 * CHUNK, 3))
+    assert all(result[i] is not None for i in range(1, 3 * CHUNK, 3))
+
+
+def test_items_that_are_not_exact_ascii_str_after_cached_ones(core: ModuleType) -> None:
+    # A str subclass, a non-ASCII str, a NUL inside, None and more, each after the table
+    # has seen thousands of items; and bytes, which is a TypeError naming its index.
+    base = [EPIN_TOKENS[i % 624] for i in range(2 * CHUNK)]
+    odd: list[object] = [LyingStr("K"), "\u212a", "K\x00", None, "K\u0301", "k" * 5]
+    for item in odd:
+        items = [*base, item, *base]
+        result = core.parse_many(items, True, errors="mark")
+        assert list(result.invalid) == ([] if type(item) is LyingStr else [len(base)])
+        assert result[len(base) + 1] == result[0]
+    with pytest.raises(TypeError, match=f"item {len(base)} is bytes"):
+        core.parse_many([*base, b"K", *base], True, errors="mark")
+
+
+def test_addresses_reused_between_calls_mean_nothing(core: ModuleType) -> None:
+    # Fresh objects freed after one call are reused by the next list's objects, which
+    # hold other tokens: a record remembered across calls would show here.
+    for round_ in range(6):
+        tokens = EPIN_TOKENS[round_ * 100 :] + EPIN_TOKENS[: round_ * 100]
+        items = [fresh(tokens[i % 624]) for i in range(2 * CHUNK)]
+        assert core.parse_many(items, True).tokens() == items
+        del items
