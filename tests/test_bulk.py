@@ -129,6 +129,17 @@ def test_mark_mode_reports_every_invalid_index(
         result.to_bytes()
 
 
+def test_invalid_is_a_copy_that_changes_nothing_else(core: ModuleType) -> None:
+    clean = core.parse_many(["K", "q"], True)
+    marked = core.parse_many(["K", "KK", "q"], True, errors="mark")
+    for result in (clean, marked):
+        result.invalid.append(0)
+        result.invalid.extend(result.invalid)
+    assert list(clean.invalid) == [] and clean.tokens() == ["K", "q"]
+    assert list(marked.invalid) == [1] and len(marked.errors()) == 1
+    assert list(core.parse_many(["k"], True).invalid) == []
+
+
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
 @pytest.mark.parametrize("where", [0, 1234, 4999])
 def test_raise_mode_names_the_first_invalid_token_and_its_index(

@@ -43,3 +43,19 @@ def test_an_unknown_implementation_name_is_an_import_error() -> None:
 def test_the_compiled_core_is_chosen_by_default() -> None:
     done = run("import sashite_epin; print(sashite_epin.IMPLEMENTATION)")
     assert done.stdout.strip() == "cython", done.stderr
+
+
+@pytest.mark.skipif(implementation_expected() == "python", reason="compiled core not expected")
+def test_the_import_leaves_out_what_parsing_does_not_need() -> None:
+    # Each of these costs milliseconds at import and is loaded when first asked for:
+    # array (TokenArray.invalid, codes()), typing (NativeStyles), the collections
+    # package (what array and Cython's memoryviews would pull in).
+    costly = ["array", "typing", "collections.abc"]
+    done = run(
+        "import sys, sashite_epin; sashite_epin.Epin.parse_many(['K', 'q'] * 3000);"
+        f"print([m for m in {costly!r} if m in sys.modules])"
+    )
+    assert done.stdout.strip() == "[]", done.stderr
+    marked = "sashite_epin.Epin.parse_many(['KK'], errors='mark')"
+    done = run(f"import sashite_epin; print(type({marked}.invalid), {marked}.codes())")
+    assert done.stdout.strip() == "<class 'array.array'> array('H', [65535])", done.stderr

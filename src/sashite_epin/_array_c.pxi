@@ -6,11 +6,27 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_DECREF
-from cpython cimport array
+from libc.stdint cimport int64_t, uint16_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
-import array as _py_array
+cdef object array_type = None
+
+
+cdef object new_array(str typecode, object items=()):
+    """array.array(typecode, items), the array module imported when first asked for:
+    it imports collections.abc, which would cost more than the rest of the import."""
+    global array_type
+    if array_type is None:
+        from array import array as loaded
+        array_type = loaded
+    return array_type(typecode, items)
+
+
+cdef object array_of_bytes(str typecode, bytes data):
+    cdef object result = new_array(typecode)
+    result.frombytes(data)
+    return result
 
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
@@ -87,11 +103,12 @@ cdef int mark_add(MarkList* lst, Py_ssize_t index, Py_ssize_t start, Py_ssize_t 
 cdef void set_marks(TokenArray result, MarkList* lst, list rejected):
     """The marked entries of a result: their indices, and for each the rejected entry
     (token, reason number, byte offset or None, line or None) a reader made of it."""
-    cdef array.array indices = _py_array.array("q", [0]) * lst.count
+    cdef bytes data = PyBytes_FromStringAndSize(NULL, 8 * lst.count)
+    cdef int64_t* indices = <int64_t*>PyBytes_AS_STRING(data)  # new: no one else sees it
     cdef Py_ssize_t i
     for i in range(lst.count):
-        indices.data.as_longlongs[i] = lst.items[i].index
-    result._invalid = indices
+        indices[i] = lst.items[i].index
+    result._invalid = array_of_bytes("q", data)
     result._rejected = rejected
 
 
@@ -108,7 +125,7 @@ cdef class TokenArray:
     cdef unsigned char* records
     cdef Py_ssize_t count
     cdef bint epin
-    cdef object _invalid       # array('q'): the indices of the entries marked invalid
+    cdef object _invalid       # array('q') of the indices of entries marked invalid, or ()
     cdef list _rejected        # for each: (token, reason number, byte offset, line)
     cdef Py_ssize_t view_shape[1]
     cdef Py_ssize_t view_strides[1]
@@ -116,7 +133,7 @@ cdef class TokenArray:
     def __cinit__(self):
         self.records = NULL
         self.count = 0
-        self._invalid = EMPTY_INDICES
+        self._invalid = ()
         self._rejected = []
 
     def __dealloc__(self):
@@ -129,8 +146,9 @@ cdef class TokenArray:
 
     @property
     def invalid(self):
-        """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
-        return self._invalid
+        """Indices of the entries marked invalid (``errors="mark"``), a new array('q')
+        each time (changing it changes nothing else)."""
+        return new_array("q", self._invalid)
 
     def errors(self):
         """A ParseError for each entry marked invalid, in index order: its ``token``
@@ -197,7 +215,7 @@ cdef class TokenArray:
                 part._rejected.append(rejected[i])
             k += 1
         if marked:
-            part._invalid = _py_array.array("q", marked)
+            part._invalid = new_array("q", marked)
         return part
 
     cdef dict rejected_by_index(self):
@@ -259,9 +277,11 @@ cdef class TokenArray:
 
     def to_bytes(self, sep=b"\n"):
         """The tokens joined by ``sep`` (bytes): what parse_many read, for single separators."""
-        cdef const unsigned char[::1] separator = (
-            sep if isinstance(sep, bytes) else memoryview(sep).cast("B"))
-        cdef Py_ssize_t sep_len = separator.shape[0], total = 0, i
+        # Bytes, not a typed memoryview: Cython's memoryview support imports
+        # collections.abc when the module loads, a third of the import time.
+        cdef bytes sep_bytes = sep if type(sep) is bytes else bytes(memoryview(sep).cast("B"))
+        cdef const unsigned char* separator = sep_bytes
+        cdef Py_ssize_t sep_len = len(sep_bytes), total = 0, i
         cdef PyObject* joined
         cdef char* out
         self.first_marked()
@@ -291,13 +311,14 @@ cdef class TokenArray:
 
     def codes(self):
         """The codes as an array('H'); 0xFFFF at entries marked invalid."""
-        cdef array.array result = _py_array.array("H", [0]) * self.count
+        cdef bytes data = PyBytes_FromStringAndSize(NULL, 2 * self.count)
+        cdef uint16_t* codes = <uint16_t*>PyBytes_AS_STRING(data)  # new: no one else sees it
         cdef Py_ssize_t i
         cdef int code
         for i in range(self.count):
             code = record_code(self.records + 5 * i)
-            result.data.as_ushorts[i] = 0xFFFF if code < 0 else code
-        return result
+            codes[i] = 0xFFFF if code < 0 else code
+        return array_of_bytes("H", data)
 
     def sorted(self):
         """A new TokenArray of the same tokens in code order, which is FEEN's canonical
@@ -367,9 +388,6 @@ cdef class TokenArray:
         return _frames.to_polars(self)
 
 
-cdef object EMPTY_INDICES = _py_array.array("q")
-
-
 cdef Py_ssize_t join_short(const unsigned char* records, Py_ssize_t count,
                            const unsigned char* sep, Py_ssize_t sep_len, char* out) noexcept nogil:
     """join_tokens for a separator of at most 4 bytes, into room for 4 + sep_len bytes a
@@ -436,7 +454,7 @@ def rebuild_token_array(bint epin, bytes records, rejected=()):
             raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
     memcpy(result.records, r, 5 * count)
     if marked:
-        result._invalid = _py_array.array("q", marked)
+        result._invalid = new_array("q", marked)
     result._rejected = checked_rejected(rejected, len(marked))
     return result
 
@@ -463,15 +481,15 @@ cdef TokenArray concatenate(list parts, bint epin):
     for part in parts:
         total += part.count
     result = new_token_array(total, epin)
-    marked = _py_array.array("q")
+    marked = []
     for part in parts:
         memcpy(result.records + 5 * at, part.records, 5 * part.count)
         if len(part._invalid):
             marked.extend([at + i for i in part._invalid])
             result._rejected.extend(part._rejected)
         at += part.count
-    if len(marked):
-        result._invalid = marked
+    if marked:
+        result._invalid = new_array("q", marked)
     return result
 
 
@@ -498,6 +516,6 @@ def from_codes(codes, bint epin):
         else:
             memcpy(result.records + 5 * i, record_of[<int>value], 5)
     if marked:
-        result._invalid = _py_array.array("q", marked)
+        result._invalid = new_array("q", marked)
         result._rejected = [(None, R_MISSING, None, None)] * len(marked)
     return result

@@ -57,8 +57,9 @@ class TokenArray:
 
     @property
     def invalid(self) -> array[int]:
-        """Indices of the entries marked invalid (``errors="mark"``), an array('q')."""
-        return self._invalid
+        """Indices of the entries marked invalid (``errors="mark"``), a new array('q')
+        each time (changing it changes nothing else)."""
+        return array("q", self._invalid)
 
     def errors(self) -> list[ParseError]:
         """A ParseError for each entry marked invalid, in index order: its ``token``

@@ -17,7 +17,6 @@ from sashite_epin import _inputs
 cdef extern from "Python.h":
     # Pointer forms of the str macros: the list loop touches items without refcounting.
     bint str_check "PyUnicode_Check"(PyObject* o)
-    bint str_is_exact "PyUnicode_CheckExact"(PyObject* o)
     bint str_is_compact_ascii "PyUnicode_IS_COMPACT_ASCII"(PyObject* o)
     Py_ssize_t str_length "PyUnicode_GET_LENGTH"(PyObject* o)
     void* str_data "PyUnicode_DATA"(PyObject* o)
