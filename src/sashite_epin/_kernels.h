@@ -27,6 +27,8 @@
 #ifndef SASHITE_EPIN_KERNELS_H
 #define SASHITE_EPIN_KERNELS_H
 
+#include <stddef.h>
+
 #include "_split.h"
 
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) \
@@ -59,6 +61,41 @@ enum {
 typedef struct {
     uint64_t sep, modifier, letter, caret, apostrophe;
 } sashite_classes;
+
+/* One token through the same table, for readers that already know where a token
+ * starts and how long it is (str objects, _strs.h): its n bytes (1-4) in the low bytes
+ * of key, the bytes above them zero.  The letter (after a '+' or '-') and the
+ * flags read around it index the table; the token is valid exactly when that byte is
+ * an ASCII letter (else the record is 0) and n is what the flags make it, which leaves
+ * no room for any other byte.  Its record, or 0 (a record's letter byte never is): the
+ * exact scanner then says why. */
+static inline uint64_t sashite_key_record(uint32_t key, ptrdiff_t n, const uint64_t *records,
+                                          int epin) {
+    uint32_t plus = (key & 0xFF) == '+', minus = (key & 0xFF) == '-';
+    uint32_t modified = plus | minus;
+    uint32_t rest = key >> (modified << 3); /* the letter (or whatever stands there) */
+    uint32_t terminal = ((rest >> 8) & 0xFF) == '^';
+    uint32_t derived = ((key >> ((n - 1) << 3)) & 0xFF) == '\'';
+    uint64_t record = records[(rest & 0xFF) | (plus * SASHITE_FLAG_PLUS
+                                               | minus * SASHITE_FLAG_MINUS
+                                               | terminal * SASHITE_FLAG_TERMINAL
+                                               | derived * SASHITE_FLAG_DERIVED) << 8];
+    uint64_t valid = ((ptrdiff_t)(1 + modified + terminal + derived) == n) & (epin | !derived);
+    return record & (0 - valid);
+}
+
+/* Keeps the low n bytes of a 4-byte load (n 1-4). */
+static inline uint32_t sashite_key_bytes(uint32_t word, ptrdiff_t n) {
+    return (uint32_t)((UINT64_C(1) << (n << 3)) - 1) & word;
+}
+
+/* A reader's hot loop is kept out of line: it gets the registers to itself, where
+ * inlined into its caller's many live values it would spill. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SASHITE_NOINLINE __attribute__((noinline))
+#else
+#define SASHITE_NOINLINE
+#endif
 
 /* ---- step 1 and the record indexes, per SIMD kernel -----------------------------------
  * sashite_block_K(q, c, index): q[-1] .. q[65] readable; classes of q[0..63] into c,

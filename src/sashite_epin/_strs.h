@@ -8,11 +8,8 @@
  * Two things make it fast:
  *
  * 1. No per-shape branch.  A token's bytes (at most 4; a str has its length plus a NUL
- *    readable, and nothing past that is read) are loaded as one integer, and the letter
- *    and its flags (a '+' or '-' before, a '^' after, a '\'' last) index the kernels'
- *    record table (_kernels.h's SASHITE_FLAG_* layout, built by the core from its own
- *    codes).  The token is valid exactly when its first byte is a modifier or the
- *    letter, the letter is an ASCII letter and the length is what those flags make it.
+ *    readable, and nothing past that is read) are loaded as one integer, which
+ *    sashite_key_record (_kernels.h) decodes through the kernels' record table.
  * 2. Repeated objects are read once.  Data holds the same str objects many times over:
  *    CPython shares one object per 1-character string (str.split(), json, Arrow's
  *    to_pylist() all hand out those), and lists built from a vocabulary repeat theirs.
@@ -47,39 +44,25 @@ static inline uint16_t sashite_load16(const unsigned char *p)
     return v;
 }
 
-/* The record of str o's token: 1 and *record set, or 0 (not an exact compact-ASCII
- * str, or not a token: the caller's exact scanner says why).  records: the kernels'
- * table (letter byte | flags << 8).  PIN refuses the derivation marker. */
-static inline int sashite_str_record(PyObject *o, const uint64_t *records, int epin,
-                                     uint64_t *record)
+/* The record of str o's token, or 0 (not an exact compact-ASCII str, or not a token:
+ * the caller's exact scanner says why).  records: the kernels' table (letter byte |
+ * flags << 8).  PIN refuses the derivation marker. */
+static inline uint64_t sashite_str_record(PyObject *o, const uint64_t *records, int epin)
 {
-    static const uint32_t keep[5] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFu};
     Py_ssize_t n;
     const unsigned char *p;
-    uint32_t key, plus, minus, modified, rest, terminal, derived;
     if (!(Py_IS_TYPE(o, &PyUnicode_Type) && PyUnicode_IS_COMPACT_ASCII(o)))
         return 0;
     n = PyUnicode_GET_LENGTH(o);
     if ((size_t)(n - 1) > 3)  /* empty, or longer than any token */
         return 0;
     p = (const unsigned char *)((PyASCIIObject *)o + 1);  /* compact ASCII: right after */
-    /* Bytes 0-1, then 2-3 when there are 3 or 4 (byte n is the NUL, so readable);
-     * bytes past the length are masked off. */
-    key = ((uint32_t)sashite_load16(p)
-           | (uint32_t)sashite_load16(p + ((n >= 3) << 1)) << 16) & keep[n];
-    plus = (key & 0xFF) == '+';
-    minus = (key & 0xFF) == '-';
-    modified = plus | minus;
-    rest = key >> (modified << 3);  /* the letter (or whatever stands there) first */
-    terminal = ((rest >> 8) & 0xFF) == '^';
-    derived = ((key >> ((n - 1) << 3)) & 0xFF) == '\'';
-    *record = records[(rest & 0xFF) | (plus * SASHITE_FLAG_PLUS | minus * SASHITE_FLAG_MINUS
-                                       | terminal * SASHITE_FLAG_TERMINAL
-                                       | derived * SASHITE_FLAG_DERIVED) << 8];
-    /* The record is 0 unless that byte is an ASCII letter, and the length leaves no room
-     * for any byte but the parts the flags name. */
-    return (*record != 0) & ((Py_ssize_t)(1 + modified + terminal + derived) == n)
-           & (epin | !derived);
+    /* Bytes 0-1, then 2-3 when there are 3 or 4 (byte n is the NUL, so readable): a
+     * 4-byte load could read past the object. */
+    return sashite_key_record(
+        sashite_key_bytes((uint32_t)sashite_load16(p)
+                          | (uint32_t)sashite_load16(p + ((n >= 3) << 1)) << 16, n),
+        n, records, epin);
 }
 
 static inline sashite_seen *sashite_seen_slot(sashite_seen *seen, PyObject *o)
@@ -90,13 +73,7 @@ static inline sashite_seen *sashite_seen_slot(sashite_seen *seen, PyObject *o)
     return &seen[((a >> 6) ^ (a >> 3)) & (SASHITE_SEEN_SLOTS - 1)];
 }
 
-/* The two loops are kept out of line: each gets the registers to itself. */
-#if defined(__GNUC__) || defined(__clang__)
-#define SASHITE_NOINLINE __attribute__((noinline))
-#else
-#define SASHITE_NOINLINE
-#endif
-
+/* The two loops are kept out of line (SASHITE_NOINLINE, _kernels.h). */
 /* Items i..end-1 without the table; returns where it stopped. */
 static SASHITE_NOINLINE Py_ssize_t sashite_str_run(const char *base, Py_ssize_t i,
                                                    Py_ssize_t end, Py_ssize_t stride,
@@ -105,8 +82,8 @@ static SASHITE_NOINLINE Py_ssize_t sashite_str_run(const char *base, Py_ssize_t 
 {
     uint64_t record;
     for (; i < end; i++) {
-        if (!sashite_str_record(*(PyObject *const *)(base + i * stride), records, epin,
-                                &record))
+        record = sashite_str_record(*(PyObject *const *)(base + i * stride), records, epin);
+        if (!record)
             break;
         memcpy(out + 5 * i, &record, 8);
     }
@@ -131,7 +108,8 @@ static SASHITE_NOINLINE Py_ssize_t sashite_str_run_seen(const char *base, Py_ssi
             found++;
             continue;
         }
-        if (!sashite_str_record(o, records, epin, &record))
+        record = sashite_str_record(o, records, epin);
+        if (!record)
             break;
         slot->str = o;
         slot->record = record;
