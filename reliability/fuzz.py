@@ -139,8 +139,9 @@ def make_targets():  # type: ignore[no-untyped-def]
     def bulk_bytes(data: bytes) -> None:
         fdp = atheris.FuzzedDataProvider(data)
         epin, mark, offset = fdp.ConsumeBool(), fdp.ConsumeBool(), fdp.ConsumeIntInRange(0, 7)
+        near = fdp.ConsumeBool()  # before the rest: afterwards nothing would be left
         raw = fdp.ConsumeBytes(fdp.remaining_bytes())
-        if fdp.ConsumeBool():  # mostly near-grammar bytes, so tokens are long enough
+        if near:  # near-grammar bytes, so that tokens are long enough
             raw = bytes(NEAR_BYTES[b % len(NEAR_BYTES)] for b in raw)
         errors = "mark" if mark else "raise"
         got = same("parse_many", raw, epin, errors)
