@@ -307,6 +307,7 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     done = cli("bench", "--tokens", "2000", "--repeat", "1")
     assert done.returncode == 0, done.stderr
     assert "| list of str -> result | uniform |" in done.stdout
+    assert "| list of distinct str -> result | realistic |" in done.stdout
     assert "| joined bytes -> result | realistic |" in done.stdout
     assert "| Epin.tokenize(placement) per string | FEEN |" in done.stdout
     # With the test extras installed, the columnar rows too.
@@ -315,7 +316,7 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| result -> tokens() | uniform |" in done.stdout
     assert "| Epin.tokenize(one long text) | uniform |" in done.stdout
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
-    steps = 18 + (2 * len(core.KERNELS) if compiled else 0)  # + a row per kernel and corpus
+    steps = 20 + (2 * len(core.KERNELS) if compiled else 0)  # + a row per kernel and corpus
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
     assert f"[{steps}/{steps}] FEEN placements: tokenize ..." in done.stderr
     if compiled:

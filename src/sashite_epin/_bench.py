@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from . import IMPLEMENTATION, Epin
-from ._corpora import EPIN_TOKENS, PLACEMENTS, realistic, uniform
+from ._corpora import EPIN_TOKENS, PLACEMENTS, distinct, realistic, uniform
 
 # The pure-Python tokenizer Epin.tokenize is measured against: the spec's token regex
 # (or a run of other characters) through finditer, each token looked up in a dict.
@@ -33,6 +33,7 @@ def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Calla
     joined = "\n".join(tokens).encode()
     result = Epin.parse_many(joined)
     objects = list(result)
+    fresh = distinct(tokens)  # the list rows above read the corpus's repeated objects
     token = tokens[0]
 
     def dict_parse(s: str, _t: dict[str, Epin] = table) -> Epin:
@@ -44,6 +45,12 @@ def cases(tokens: list[str]) -> list[tuple[str, Callable[[], object], str, Calla
             lambda: Epin.parse_many(tokens),
             "map(dict.__getitem__)",
             lambda: list(map(table.__getitem__, tokens)),
+        ),
+        (
+            "list of distinct str -> result",
+            lambda: Epin.parse_many(fresh),
+            "map(dict.__getitem__)",
+            lambda: list(map(table.__getitem__, fresh)),
         ),
         (
             "joined bytes -> result",

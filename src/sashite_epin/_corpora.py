@@ -39,6 +39,14 @@ def realistic(count: int, seed: int = 2) -> list[str]:
     return out
 
 
+def distinct(tokens: list[str]) -> list[str]:
+    """The same tokens, each its own str object, as a reader that builds every string
+    hands them out (str.split(), json, Arrow's to_pylist()); 1-character strs stay the
+    interpreter's shared ones, as they do there.  uniform() and realistic() repeat
+    objects: rng.choices picks from one list of them."""
+    return [t.encode().decode() for t in tokens]
+
+
 def with_invalid(count: int, seed: int = 3) -> list[str]:
     """Valid tokens with every fifth or so replaced by a near miss."""
     rng = random.Random(seed)
