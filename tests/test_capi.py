@@ -127,10 +127,10 @@ def test_format_and_records(probe: ModuleType) -> None:
 
 
 def test_reason_texts_are_the_python_ones(probe: ModuleType) -> None:
-    from sashite_epin import _errors
+    from sashite_epin import _messages
 
     for epin, notation in ((True, "EPIN"), (False, "PIN")):
-        for number in range(1, _errors.MISSING + 1):
+        for number in range(1, _messages.MISSING + 1):
             assert probe.reason(number, epin) == reason_text(number, notation)
             assert probe.reason(-number, epin) == reason_text(number, notation)
         assert probe.reason(0, epin) is None and probe.reason(99, epin) is None

@@ -24,6 +24,8 @@ SOURCE = Path(__file__).parent.parent / "src" / "sashite_epin"
 
 # The twin's modules, lowest first: each may import only those before it.
 TWIN_ORDER = [
+    "_messages",
+    "_reason",
     "_errors",
     "_layout",
     "_inputs",

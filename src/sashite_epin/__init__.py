@@ -8,7 +8,6 @@ core with a pure-Python twin.
 """
 
 from ._core import IMPLEMENTATION, TokenArray
-from ._enums import Side, State
 from ._epin import Epin
 from ._errors import (
     EPIN_MAX_LENGTH,
@@ -16,13 +15,14 @@ from ._errors import (
     PIN_MAX_LENGTH,
     PIN_TOKEN_COUNT,
     ParseError,
-    Reason,
 )
 from ._layout import CODE_LIMIT
 from ._pin import Pin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from ._enums import Side, State
+    from ._reason import Reason
     from ._style import NativeStyles
 
     BYTES_KERNEL: str
@@ -31,7 +31,8 @@ __version__ = "0.1.0"
 
 # The public classes are documented, printed and pickled under the package's own name
 # (``sashite_epin.ParseError`` in a traceback), not the private module that defines them.
-for _public in (Epin, ParseError, Pin, Reason, Side, State):
+# (Reason, Side and State set theirs where they are made.)
+for _public in (Epin, ParseError, Pin):
     _public.__module__ = __name__
 del _public
 
@@ -44,9 +45,18 @@ def __getattr__(name: str) -> object:
         from ._core import core
 
         return core.bytes_kernel()
-    # NativeStyles (style resolution, a context-level step) is imported when first
-    # asked for: it is a typing.Generic, and typing would double the import time of
-    # everything else.
+    # Imported when first asked for, as the modules they need would double the import
+    # time of everything else: Side, State and Reason are enums (enum imports functools
+    # and collections), NativeStyles (style resolution, a context-level step) is a
+    # typing.Generic.  Parsing needs none of them.
+    if name in ("Side", "State"):
+        from . import _enums
+
+        return getattr(_enums, name)
+    if name == "Reason":
+        from ._reason import Reason
+
+        return Reason
     if name == "NativeStyles":
         from ._style import NativeStyles
 

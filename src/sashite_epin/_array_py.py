@@ -12,8 +12,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import _export_py, _frames
-from ._errors import MISSING, ParseError, reason_text
+from ._errors import ParseError, reason_text
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
+from ._messages import MISSING
 from ._objects_py import objects
 from ._scan_py import format_code
 from ._selection import positions, scalar

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 
 from ._array_py import Rejected, TokenArray
 from ._arrow_py import arrow_entries
-from ._errors import MISSING, ParseError, reason_text
+from ._errors import ParseError, reason_text
 from ._inputs import ARROW_ARRAY, ARROW_STREAM, OBJECTS, STRING_DTYPE, input_kind, is_missing
 from ._layout import RECORD_SIZE, record_of_code
+from ._messages import MISSING
 from ._scan_py import scan
 
 _ZERO = bytes(RECORD_SIZE)

@@ -12,7 +12,7 @@ are described once, in docs/design.md.
 
 cimport cython
 
-from sashite_epin import _errors, _layout
+from sashite_epin import _errors, _layout, _messages
 from sashite_epin._errors import ParseError as _ParseError
 from sashite_epin._errors import reason_text as _reason_text
 
@@ -44,13 +44,19 @@ if ((R_EMPTY, R_TOO_LONG, R_LINE_BREAK, R_WHITESPACE, R_NOT_A_LETTER, R_MORE_THA
      R_MULTIPLE_DERIVATION_MARKERS, R_DERIVATION_NOT_LAST, R_MULTIPLE_TERMINAL_MARKERS,
      R_TERMINAL_NOT_AFTER_LETTER, R_MISSING, R_COUNT, PIN_MAX_LENGTH, EPIN_MAX_LENGTH,
      PIN_TOKEN_COUNT, EPIN_TOKEN_COUNT)
-        != (*(reason.value for reason in _errors.Reason), len(_errors.Reason),
+        != (_messages.EMPTY, _messages.TOO_LONG, _messages.LINE_BREAK,
+            _messages.WHITESPACE, _messages.NOT_A_LETTER, _messages.MORE_THAN_ONE_LETTER,
+            _messages.OTHER_CHARACTER, _messages.DERIVATION_IN_PIN,
+            _messages.MULTIPLE_STATE_MODIFIERS, _messages.MODIFIER_NOT_FIRST,
+            _messages.MULTIPLE_DERIVATION_MARKERS, _messages.DERIVATION_NOT_LAST,
+            _messages.MULTIPLE_TERMINAL_MARKERS, _messages.TERMINAL_NOT_AFTER_LETTER,
+            _messages.MISSING, _messages.REASON_COUNT,
             _errors.PIN_MAX_LENGTH, _errors.EPIN_MAX_LENGTH, _errors.PIN_TOKEN_COUNT,
             _errors.EPIN_TOKEN_COUNT)):
-    raise ImportError("sashite_epin._core_c: reason identifiers disagree with _errors.py")
+    raise ImportError("sashite_epin._core_c: reason identifiers disagree with _messages.py")
 
 
-# The reason texts for C callers, encoded once from _errors, where they are written.
+# The reason texts for C callers, encoded once from _messages, where they are written.
 DEF REASON_SLOTS = 16
 cdef const char* c_reason_texts[2][REASON_SLOTS]
 cdef list kept_reason_texts = []  # owns the bytes c_reason_texts points into
@@ -60,7 +66,7 @@ cdef void fill_reason_texts() except *:
     cdef bytes text
     for epin in range(2):
         for reason in range(1, R_MISSING + 1):
-            text = str(_reason_text(reason, "EPIN" if epin else "PIN")).encode("ascii")
+            text = _messages.MESSAGES[reason - 1].encode("ascii")
             kept_reason_texts.append(text)
             c_reason_texts[epin][reason] = text
 

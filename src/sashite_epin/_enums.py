@@ -1,4 +1,6 @@
-"""The attribute values a token encodes, named as in the specifications."""
+"""The attribute values a token encodes, named as in the specifications.  Imported when
+first asked for (``sashite_epin.Side``, ``Pin.side``, a Pin built from its attributes):
+the enum module costs more than the rest of the import."""
 
 from __future__ import annotations
 
@@ -26,6 +28,10 @@ class State(enum.StrEnum):
     NORMAL = "normal"
     ENHANCED = "enhanced"
     DIMINISHED = "diminished"
+
+
+# Printed, documented and pickled under the package's name, not this private module's.
+Side.__module__ = State.__module__ = "sashite_epin"
 
 
 def member(kind: type[E], value: object, name: str) -> E:

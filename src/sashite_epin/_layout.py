@@ -108,7 +108,7 @@ def is_code(code: int) -> bool:
 def all_codes(derived: bool = True) -> list[int]:
     """Every valid code in increasing (= canonical) order; PIN codes when not derived."""
     step = 1 if derived else 2
-    return [c for c in range(0, CODE_LIMIT, step) if is_code(c)]
+    return [c for c in range(0, CODE_LIMIT, step) if c & RANK_MASK != RANK_MASK]  # is_code
 
 
 def state_of_rank(rank: int) -> int:

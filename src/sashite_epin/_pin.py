@@ -4,11 +4,11 @@ them, so ``is`` and ``==`` agree and equality is identity."""
 
 from __future__ import annotations
 
-import operator
-from types import BuiltinFunctionType
+# operator.index, from the C module the operator module wraps: importing operator itself
+# would cost more than this module.
+from _operator import index as operator_index
 
 from ._core import TokenArray, core
-from ._enums import Side, State, member
 from ._layout import (
     CODE_LIMIT,
     LETTER_SHIFT,
@@ -31,18 +31,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
 
-_RANK_OF: Final = {
-    State.DIMINISHED: RANK_DIMINISHED,
-    State.ENHANCED: RANK_ENHANCED,
-    State.NORMAL: RANK_NORMAL,
-}
-_STATE_OF: Final = {rank: state for state, rank in _RANK_OF.items()}
+    from ._enums import Side, State
+
 _PREFIX: Final = {RANK_DIMINISHED: "-", RANK_ENHANCED: "+", RANK_NORMAL: ""}
 
 
 def as_static(function: Any) -> Any:
-    """A core function as a class attribute that is called without binding."""
-    return function if isinstance(function, BuiltinFunctionType) else staticmethod(function)
+    """A core function as a class attribute that is called without binding (a builtin
+    function, type(len), never binds; the types module would cost an import)."""
+    return function if isinstance(function, type(len)) else staticmethod(function)
 
 
 def abbr_index(abbr: object) -> int:
@@ -54,13 +51,50 @@ def abbr_index(abbr: object) -> int:
     return ord(abbr) - 65
 
 
+# Side and State are enums, imported when first needed (see _enums.py): by these
+# functions, or by the first read of a Pin's side or state (Pin.__getattr__).
 def side_bit(side: object) -> int:
     """0 for the first side, 1 for the second; TypeError / ValueError otherwise."""
+    from ._enums import Side, member
+
     return 1 if member(Side, side, "side") is Side.SECOND else 0
 
 
 def state_rank(state: object) -> int:
-    return _RANK_OF[member(State, state, "state")]
+    from ._enums import State, member
+
+    fill_sides_and_states()
+    return STATE_OF.index(member(State, state, "state"))
+
+
+STATE_OF: list[State] = []  # by rank, once the enums are imported
+SIDE_OF: list[Side] = []  # by side bit
+
+
+def fill_sides_and_states() -> bool:
+    """Set side and state on every Pin, once; False if they were set already.  Two
+    threads may both set them: the values are the same."""
+    from ._enums import Side, State
+
+    if SIDE_OF:
+        return False
+    ranked = {
+        RANK_DIMINISHED: State.DIMINISHED,
+        RANK_ENHANCED: State.ENHANCED,
+        RANK_NORMAL: State.NORMAL,
+    }
+    STATE_OF[:] = [ranked[rank] for rank in range(len(ranked))]
+    pins = [pin for pin in _PINS if pin is not None]
+    any(
+        map(
+            Pin.__dict__["side"].__set__,
+            pins,
+            [Side.SECOND if p.is_second else Side.FIRST for p in pins],
+        )
+    )
+    any(map(Pin.__dict__["state"].__set__, pins, [STATE_OF[decompose(p.code)[2]] for p in pins]))
+    SIDE_OF[:] = [Side.FIRST, Side.SECOND]
+    return True
 
 
 def real_bool(value: object, name: str) -> bool:
@@ -73,7 +107,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
     """A code as an int that names an entry of ``table``; TypeError / ValueError."""
     if isinstance(code, bool):
         raise TypeError(f"{what} code must be an int, not bool")
-    value = operator.index(code)  # type: ignore[arg-type]  # TypeError if not integral
+    value = operator_index(code)  # type: ignore[arg-type]  # TypeError if not integral
     if not 0 <= value < CODE_LIMIT or table[value] is None:
         raise ValueError(f"no {what} has code {value!r}")
     return value
@@ -106,8 +140,8 @@ class Pin(Token):
     def __new__(
         cls,
         abbr: str,
-        side: Side | str = Side.FIRST,
-        state: State | str = State.NORMAL,
+        side: Side | str = "first",
+        state: State | str = "normal",
         terminal: bool = False,
     ) -> Pin:
         code = compose(
@@ -195,17 +229,17 @@ class Pin(Token):
     @property
     def is_normal(self) -> bool:
         """Whether the state is normal (no modifier)."""
-        return self.state is State.NORMAL
+        return (self.code & RANK_MASK) >> RANK_SHIFT == RANK_NORMAL
 
     @property
     def is_enhanced(self) -> bool:
         """Whether the state is enhanced (``+``)."""
-        return self.state is State.ENHANCED
+        return (self.code & RANK_MASK) >> RANK_SHIFT == RANK_ENHANCED
 
     @property
     def is_diminished(self) -> bool:
         """Whether the state is diminished (``-``)."""
-        return self.state is State.DIMINISHED
+        return (self.code & RANK_MASK) >> RANK_SHIFT == RANK_DIMINISHED
 
     @property
     def is_first(self) -> bool:
@@ -270,17 +304,27 @@ class Pin(Token):
 
     def same_side(self, other: Pin) -> bool:
         """Whether ``other`` belongs to the same side."""
-        return self.side is other.side
+        return not (self.code ^ other.code) & SIDE_BIT
 
     def same_state(self, other: Pin) -> bool:
         """Whether ``other`` is in the same state."""
-        return self.state is other.state
+        return not (self.code ^ other.code) & RANK_MASK
 
     def same_terminal(self, other: Pin) -> bool:
         """Whether ``other`` has the same terminal status."""
         return self.is_terminal is other.is_terminal
 
     # -- the object protocol ----------------------------------------------------------
+    if not TYPE_CHECKING:  # type checkers would take every attribute for one
+
+        def __getattr__(self, name):
+            # Only called when an attribute is missing: side and state are set on every
+            # Pin the first time one is read (their enums are imported then).
+            if name in ("side", "state"):
+                fill_sides_and_states()  # (or another thread has just done it)
+                return object.__getattribute__(self, name)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def __repr__(self) -> str:
         return f"Pin({self._token!r})"
 
@@ -302,18 +346,19 @@ def fill_slots(cls: type, codes: list[int], columns: dict[str, list[Any]]) -> tu
 
 
 def _build() -> tuple[Any, ...]:  # Pin at every code, None between
-    codes = list(all_codes(derived=False))
-    parts = [decompose(code) for code in codes]
+    # Read from the code's bits directly: this runs at import, and a decompose() tuple
+    # per code cost a third of it.
+    codes = all_codes(derived=False)
     tokens = [core.format_code(code) for code in codes]
     return fill_slots(
         Pin,
         codes,
         {
-            "abbr": [chr(65 + index) for index, *_ in parts],
-            "side": [Side.SECOND if second else Side.FIRST for _, second, *_ in parts],
-            "state": [_STATE_OF[rank] for _, _, rank, *_ in parts],
-            "is_terminal": [bool(terminal) for *_, terminal, _ in parts],
-            "letter": [chr((97 if second else 65) + index) for index, second, *_ in parts],
+            "abbr": [chr(65 + (code >> LETTER_SHIFT)) for code in codes],
+            "is_terminal": [bool(code & TERMINAL_BIT) for code in codes],
+            "letter": [
+                chr((97 if code & SIDE_BIT else 65) + (code >> LETTER_SHIFT)) for code in codes
+            ],
             "code": codes,
             "_token": tokens,
             "_ascii": [token.encode("ascii") for token in tokens],

@@ -9,7 +9,7 @@ non-ASCII letters).
 
 from __future__ import annotations
 
-from . import _errors as reasons
+from . import _messages as reasons
 from ._layout import RANK_DIMINISHED, RANK_ENHANCED, RANK_NORMAL, compose, decompose, is_code
 
 # The characters a token is made of besides its letter: what tokenize does not pass over.

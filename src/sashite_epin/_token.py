@@ -4,7 +4,9 @@ and ``_ascii`` (the same as bytes), set once when the tables are built."""
 
 from __future__ import annotations
 
-import operator
+# operator.index, from the C module the operator module wraps: importing operator itself
+# would cost more than this module.
+from _operator import index as operator_index
 
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
@@ -52,7 +54,7 @@ class Token:
             raise TypeError(f"write_into needs a bytearray or memoryview, not {type(buf).__name__}")
         if isinstance(offset, bool):
             raise TypeError("offset must be an int, not bool")
-        start = operator.index(offset)
+        start = operator_index(offset)
         end = start + len(self._ascii)
         if start < 0 or end > len(buf):
             raise IndexError(f"{len(self._ascii)} bytes at offset {start} do not fit in {len(buf)}")
