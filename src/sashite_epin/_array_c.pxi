@@ -37,7 +37,7 @@ cdef extern from "Python.h":
     PyObject* new_raw_bytes "PyBytes_FromStringAndSize"(const char* v, Py_ssize_t n)
     int _PyBytes_Resize(PyObject** bytes, Py_ssize_t size) except -1
 
-from sashite_epin import _frames, _selection
+from sashite_epin import _selection
 
 # Slack after the last record: a record is written as one 8-byte store.
 DEF SLACK = 8
@@ -375,16 +375,19 @@ cdef class TokenArray:
     def to_arrow(self):
         """A pyarrow Table of the columns token, abbr, side, state, terminal (and
         derived); needs pyarrow."""
+        from sashite_epin import _frames  # with the library it calls
         return _frames.to_arrow(self)
 
     def to_pandas(self):
         """A pandas DataFrame of the same columns (side and state categorical); needs
         pandas and pyarrow."""
+        from sashite_epin import _frames  # with the library it calls
         return _frames.to_pandas(self)
 
     def to_polars(self):
         """A polars DataFrame of the same columns (side and state categorical); needs
         polars."""
+        from sashite_epin import _frames  # with the library it calls
         return _frames.to_polars(self)
 
 

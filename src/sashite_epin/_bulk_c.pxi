@@ -9,7 +9,6 @@ from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
 from libc.stdint cimport uint64_t
 from libc.string cimport memchr, strcmp
 
-import itertools as _itertools
 import os as _os
 
 from sashite_epin import _inputs
@@ -265,6 +264,7 @@ cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):
     cdef list parts = []
     cdef Py_ssize_t done = 0
     cdef list chunk
+    from itertools import islice  # here, not at import: only iterables need it
     try:
         iterator = iter(tokens)
     except TypeError:
@@ -272,7 +272,7 @@ cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):
                         "array or an Arrow string column, not "
                         f"{type(tokens).__name__}") from None
     while True:
-        chunk = list(_itertools.islice(iterator, ITERABLE_CHUNK))
+        chunk = list(islice(iterator, ITERABLE_CHUNK))
         if not chunk:
             break
         parts.append(parse_objects(<const char*>PySequence_Fast_ITEMS(chunk), len(chunk),

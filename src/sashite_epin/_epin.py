@@ -111,7 +111,7 @@ class Epin(Token):
 
 
 def _build() -> tuple[Any, ...]:  # Epin at every code, None between
-    codes = list(all_codes(derived=True))
+    codes = all_codes(derived=True)
     tokens = [core.format_code(code) for code in codes]
     return fill_slots(
         Epin,
