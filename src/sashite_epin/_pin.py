@@ -21,7 +21,6 @@ from ._layout import (
     TERMINAL_BIT,
     all_codes,
     compose,
-    decompose,
 )
 from ._token import Token, final
 
@@ -67,34 +66,30 @@ def state_rank(state: object) -> int:
     return STATE_OF.index(member(State, state, "state"))
 
 
-STATE_OF: list[State] = []  # by rank, once the enums are imported
-SIDE_OF: list[Side] = []  # by side bit
+STATE_OF: list[State] = []  # by rank, set with the Pins' sides and states
+FILLED: list[bool] = []  # [True] once every Pin has its side and state
 
 
-def fill_sides_and_states() -> bool:
-    """Set side and state on every Pin, once; False if they were set already.  Two
-    threads may both set them: the values are the same."""
+def fill_sides_and_states() -> None:
+    """Set side and state on every Pin, once.  Two threads may both set them (the
+    values are the same); FILLED says so only when all are set."""
     from ._enums import Side, State
 
-    if SIDE_OF:
-        return False
+    if FILLED:
+        return
     ranked = {
         RANK_DIMINISHED: State.DIMINISHED,
         RANK_ENHANCED: State.ENHANCED,
         RANK_NORMAL: State.NORMAL,
     }
-    STATE_OF[:] = [ranked[rank] for rank in range(len(ranked))]
+    states = [ranked[rank] for rank in range(len(ranked))]
     pins = [pin for pin in _PINS if pin is not None]
-    any(
-        map(
-            Pin.__dict__["side"].__set__,
-            pins,
-            [Side.SECOND if p.is_second else Side.FIRST for p in pins],
-        )
-    )
-    any(map(Pin.__dict__["state"].__set__, pins, [STATE_OF[decompose(p.code)[2]] for p in pins]))
-    SIDE_OF[:] = [Side.FIRST, Side.SECOND]
-    return True
+    sides = [Side.SECOND if pin.code & SIDE_BIT else Side.FIRST for pin in pins]
+    any(map(Pin.__dict__["side"].__set__, pins, sides))
+    rank_of = [(pin.code & RANK_MASK) >> RANK_SHIFT for pin in pins]
+    any(map(Pin.__dict__["state"].__set__, pins, [states[rank] for rank in rank_of]))
+    STATE_OF[:] = states
+    FILLED[:] = [True]
 
 
 def real_bool(value: object, name: str) -> bool:
