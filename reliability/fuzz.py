@@ -95,6 +95,14 @@ def make_targets():  # type: ignore[no-untyped-def]
                          for x in result)  # fmt: skip
         return result if isinstance(result, (bool, int, type(None))) else str(result)
 
+    def typed(call: object, s: str) -> object:
+        """tokenize's result with each item's type: a token and a text run that reads
+        the same must not compare equal."""
+        try:
+            return [(type(x).__name__, str(x)) for x in call(s)]  # type: ignore[operator]
+        except ParseError as e:
+            return ("ParseError", e.reason, e.position, e.token)
+
     def same(name: str, *args: object) -> object:
         """The outcome of core.name(*args), checked to be the same on both cores."""
         a, b = (outcome(getattr(core, name), *args) for core in cores)
@@ -177,6 +185,17 @@ def make_targets():  # type: ignore[no-untyped-def]
         if at[0] not in ("ParseError", "ValueError"):
             token, end = at
             assert token == s[pos:end] and oracle.is_token(token, epin), (s, pos, at)
+        # The same text repeated past 72 characters, where scan_many's SIMD kernels take
+        # whole blocks: every kernel this CPU runs gives the twin's tokens and text runs.
+        name, long = ("tokenize_epin" if epin else "tokenize_pin"), s * (1 + 200 // (len(s) or 1))
+        want = typed(getattr(twin, name), long)
+        default = compiled.bytes_kernel()
+        try:
+            for kernel in compiled.KERNELS:
+                compiled.use_bytes_kernel(kernel)
+                assert typed(getattr(compiled, name), long) == want, (kernel, long)
+        finally:
+            compiled.use_bytes_kernel(default)
 
     class Patched:
         """A pyarrow utf8 array whose exported offsets are the fuzzer's, over its real

@@ -16,7 +16,7 @@ from conftest import CORES
 
 import sashite_epin
 from sashite_epin import ParseError
-from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, realistic, uniform
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, PLACEMENTS, realistic, uniform
 
 COMPILED = [core for core in CORES if core.IMPLEMENTATION == "cython"]
 # Pairs (core, SIMD kernel) to hold against the same core's portable kernel.
@@ -212,3 +212,75 @@ def test_unaligned_and_writable_buffers(core: ModuleType, kernel: str) -> None:
                 assert outcome(core, view, epin, errors) == want
     finally:
         core.use_bytes_kernel(before)
+
+
+# -- back-to-back text (scan_many, under tokenize): the same, with the kernel's blocks ---
+
+
+def text_outcome(core: ModuleType, text: str, epin: bool) -> object:
+    try:
+        return ("ok", (core.tokenize_epin if epin else core.tokenize_pin)(text))
+    except ParseError as error:
+        return ("error", error.token, error.reason, error.position)
+
+
+def assert_text_same_as_portable(core: ModuleType, kernel: str, texts: list[str]) -> None:
+    before = core.use_bytes_kernel("portable")
+    try:
+        expected = [[text_outcome(core, t, epin) for epin in (True, False)] for t in texts]
+    finally:
+        core.use_bytes_kernel(before)
+    core.use_bytes_kernel(kernel)
+    try:
+        for text, want in zip(texts, expected, strict=True):
+            assert [text_outcome(core, text, epin) for epin in (True, False)] == want, text
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_text_valid_and_feen_like(core: ModuleType, kernel: str) -> None:
+    # Long enough for many blocks and for more tokens than one scan_many call takes.
+    texts = [
+        "".join(uniform(3000)),
+        "".join(realistic(3000)),
+        "/".join(PLACEMENTS) * 5,
+        "".join(f"{t}{i % 9}" for i, t in enumerate(EPIN_TOKENS)),
+        "".join(PIN_TOKENS) * 2,
+    ]
+    assert_text_same_as_portable(core, kernel, texts)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_text_near_miss_at_every_offset_around_the_block_edges(
+    core: ModuleType, kernel: str
+) -> None:
+    # scan_many's kernel takes whole 64-byte blocks and looks one byte back and one
+    # ahead: each near miss on every offset near the start and the first edge, after
+    # tokens whose markers touch the edge, ending the text or followed by more blocks.
+    texts = []
+    for miss in [m.decode("latin-1") for m in NEAR_MISSES] + ["/", "8", " ", "é"]:
+        for lead in [*range(0, 8), *range(52, 76)]:
+            for pattern in ("+K^'", "k", "-q^", "K'"):
+                head = (pattern * 64)[:lead]
+                for tail in ("", "-r^+P'" * 30):
+                    texts.append(head + miss + tail)
+    assert_text_same_as_portable(core, kernel, texts)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_text_random_near_the_grammar(core: ModuleType, kernel: str) -> None:
+    rng = random.Random(13)
+    noise = "+-^'Kk1/8 é\x00"
+    texts = []
+    for _ in range(800):
+        text = list("".join(rng.choices(EPIN_TOKENS, k=rng.randint(0, 150))))
+        for _ in range(rng.choice([0, 0, 1, 3])):
+            if text:
+                text[rng.randrange(len(text))] = rng.choice(noise)
+        texts.append("".join(text))
+        texts.append("".join(rng.choice(noise) for _ in range(rng.randint(0, 200))))
+    assert_text_same_as_portable(core, kernel, texts)

@@ -56,10 +56,14 @@ cdef extern from "_kernels.h" nogil:
     ctypedef int (*decode_fn "sashite_decode_fn")(
         const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
         unsigned char*, const uint64_t*, int)
+    ctypedef Py_ssize_t (*scan_fn "sashite_scan_fn")(
+        const unsigned char*, Py_ssize_t, int, const unsigned short*, unsigned short*,
+        Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
     uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
     bint kernel_runs "sashite_kernel_runs"(int kernel)
     count_fn count_kernel "sashite_count_kernel"(int kernel)
     decode_fn decode_kernel "sashite_decode_kernel"(int kernel)
+    scan_fn scan_kernel "sashite_scan_kernel"(int kernel)
     void build_gather_table "sashite_build_gather_table"()
 
 cdef unsigned short keep_mask[6]              # shape bits a token of length 0..4, 5+ keeps
@@ -146,14 +150,16 @@ build_bulk_tables()
 # Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import.
 cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2")
 cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
+cdef unsigned short code_of_index[SASHITE_RECORD_INDEXES]  # the same tokens' codes
 cdef int bytes_kernel_id = SASHITE_KERNEL_PORTABLE
 cdef count_fn count_bytes = count_kernel(SASHITE_KERNEL_PORTABLE)
 cdef decode_fn decode_bytes = decode_kernel(SASHITE_KERNEL_PORTABLE)
+cdef scan_fn scan_blocks = scan_kernel(SASHITE_KERNEL_PORTABLE)  # scan_many's (_text_c.pxi)
 
 
 cdef void build_records_by_index() noexcept nogil:
-    """The kernels' table: for each letter byte and the flags read around it, the
-    record of the token they make (from the core's own codes)."""
+    """The kernels' tables: for each letter byte and the flags read around it, the
+    record and the code of the token they make (from the core's own codes)."""
     cdef int letter, flags, rank, code
     build_gather_table()
     memset(records_by_index, 0, sizeof(records_by_index))
@@ -169,6 +175,7 @@ cdef void build_records_by_index() noexcept nogil:
                 0, 0, rank, 1 if flags & SASHITE_FLAG_TERMINAL else 0,
                 1 if flags & SASHITE_FLAG_DERIVED else 0)
             memcpy(&records_by_index[letter | flags << 8], record_of[code], 8)
+            code_of_index[letter | flags << 8] = <unsigned short>code
 
 
 build_records_by_index()
@@ -186,7 +193,7 @@ def bytes_kernel():
 def use_bytes_kernel(name):
     """Make parse_many use kernel `name` (one of KERNELS) for byte buffers; returns the
     one used before.  For tests and benchmarks: every kernel gives the same results."""
-    global bytes_kernel_id, count_bytes, decode_bytes
+    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "
                          f"(what this build runs on this CPU), not {name!r}")
@@ -194,6 +201,7 @@ def use_bytes_kernel(name):
     bytes_kernel_id = KERNEL_NAMES.index(name)
     count_bytes = count_kernel(bytes_kernel_id)
     decode_bytes = decode_kernel(bytes_kernel_id)
+    scan_blocks = scan_kernel(bytes_kernel_id)
     return before
 
 

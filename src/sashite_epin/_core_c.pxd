@@ -130,7 +130,8 @@ cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
 #   reason R_*, stop = i:   a token character at p[i] starts no token (what scan_prefix
 #                           says there); the tokens before it were written.
 # The tokens are those of scan_prefix applied from each token start, greedy.  Reads
-# p[0..n-1] only.
+# p[0..n-1] only.  The bytes kernel (sashite_epin.BYTES_KERNEL) takes whole 64-byte
+# blocks of a long text at once; every kernel gives the same tokens, stop and reason.
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
                           unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
                           Py_ssize_t* stop, int* reason) noexcept nogil

@@ -16,6 +16,7 @@
 #define SASHITE_EPIN_SSE2 1
 #endif
 
+/* The lowest and the highest set bit of x (x != 0). */
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
 static inline int sashite_ctz64(uint64_t x) {
@@ -23,8 +24,14 @@ static inline int sashite_ctz64(uint64_t x) {
     _BitScanForward64(&i, x);
     return (int)i;
 }
+static inline int sashite_top64(uint64_t x) {
+    unsigned long i;
+    _BitScanReverse64(&i, x);
+    return (int)i;
+}
 #else
 #define sashite_ctz64(x) __builtin_ctzll(x)
+#define sashite_top64(x) (63 - __builtin_clzll(x))
 #endif
 
 static inline int sashite_popcount64(uint64_t x) {

@@ -25,7 +25,10 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
     length.  The masks only accept what the greedy scan accepts (a '^' right after a
     letter, a "'" right after a letter or an accepted '^', a modifier right before a
     letter); a block where any of that fails, and the rest of the text, go through
-    the greedy scan itself, which finds the first failure and its reason."""
+    the greedy scan itself, which finds the first failure and its reason.  A SIMD
+    kernel (_kernels.h, the one parse_many reads bytes with) takes the whole blocks it
+    can first, decoding each token from its letter's record index; this loop reads
+    on from where it stopped."""
     cdef Py_ssize_t k = 0, b = 0, resume = 0, at, t, used
     cdef unsigned char tail[64 + LOOKAHEAD]
     cdef const unsigned char* q
@@ -35,6 +38,12 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
     cdef int modified, terminal, derived, code
     cdef unsigned char kind
     reason[0] = 0
+    if scan_blocks != NULL:  # a SIMD kernel takes the whole blocks it can first
+        k = scan_blocks(p, n, epin, code_of_index, codes, starts, room, &b, &resume)
+        if b > 0:  # the classes of the byte before block b
+            kind = byte_class[p[b - 1]]
+            carry_letter, carry_caret = kind == K_LETTER, kind == K_CARET
+            carry_modifier = kind == K_PLUS or kind == K_MINUS
     while b < n:
         if n - b >= 64 + LOOKAHEAD:
             q = p + b
