@@ -43,7 +43,7 @@ asan)
     # are tests of their own).  Any invalid access aborts the run with a report.
     LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
         ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1 \
-        "$py" -m pytest -q -p no:cacheprovider tests -k "$skip" "$@"
+        "$py" -m pytest -q -p no:cacheprovider -n auto tests -k "$skip" "$@"
     ;;
 valgrind)
     SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
