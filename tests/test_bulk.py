@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from sashite_epin import Epin, ParseError, Pin
-from sashite_epin._corpora import realistic, uniform, with_invalid
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, realistic, uniform, with_invalid
 
 UNIFORM = uniform(5000)
 REALISTIC = realistic(5000)
@@ -235,6 +235,26 @@ def test_to_bytes_is_the_inverse_of_parsing(core: ModuleType) -> None:
     assert result.to_bytes(b"") == "".join(UNIFORM).encode()
     assert result.to_bytes(bytearray(b", ")) == ", ".join(UNIFORM).encode()
     assert core.parse_many(result.to_bytes(b"\t"), True) == result
+
+
+@pytest.mark.parametrize("sep", [b"", b"\n", b", ", b"abc", b"abcd", b"abcde", b"\0" * 9])
+def test_to_bytes_at_every_short_length(core: ModuleType, sep: bytes) -> None:
+    # The compiled core sizes its output by counting the records 16 at a time, then
+    # writes 8 bytes a token until the last 8 bytes, which it copies by length: every
+    # count from 0 to 40 crosses each of those edges, with tokens of every length.
+    tokens = [t for t in EPIN_TOKENS if len(t) == 4] + list(EPIN_TOKENS)
+    for count in range(41):
+        for start in (0, 3, 600):
+            chosen = (tokens * 2)[start : start + count]
+            result = core.parse_many(chosen, True)
+            assert result.to_bytes(sep) == sep.join(t.encode() for t in chosen)
+
+
+def test_to_bytes_of_every_token(core: ModuleType) -> None:
+    for tokens in (EPIN_TOKENS, PIN_TOKENS):
+        result = core.parse_many(list(tokens) * 3, len(tokens) == len(EPIN_TOKENS))
+        assert result.to_bytes(b"") == "".join(list(tokens) * 3).encode()
+        assert result.to_bytes() == "\n".join(list(tokens) * 3).encode()
 
 
 def test_indexing_and_slicing(core: ModuleType) -> None:

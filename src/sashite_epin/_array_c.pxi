@@ -28,14 +28,18 @@ cdef object array_of_bytes(str typecode, bytes data):
     result.frombytes(data)
     return result
 
+cdef extern from "_records.h" nogil:
+    size_t records_length "sashite_records_length"(const unsigned char* records, size_t n)
+    size_t records_length_portable "sashite_records_length_portable"(
+        const unsigned char* records, size_t n)
+    enum: RECORD_KEYS "SASHITE_RECORD_KEYS"
+    unsigned record_key "sashite_record_key"(const unsigned char* record)
+
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
         PyObject** ob_item
     Py_ssize_t Py_REFCNT(object o)
     void Py_SET_REFCNT(object o, Py_ssize_t refcnt)
-    # The raw forms: to_bytes fills a bytes object it then shrinks in place.
-    PyObject* new_raw_bytes "PyBytes_FromStringAndSize"(const char* v, Py_ssize_t n)
-    int _PyBytes_Resize(PyObject** bytes, Py_ssize_t size) except -1
 
 from sashite_epin import _selection
 
@@ -281,32 +285,24 @@ cdef class TokenArray:
         # collections.abc when the module loads, a third of the import time.
         cdef bytes sep_bytes = sep if type(sep) is bytes else bytes(memoryview(sep).cast("B"))
         cdef const unsigned char* separator = sep_bytes
-        cdef Py_ssize_t sep_len = len(sep_bytes), total = 0, i
-        cdef PyObject* joined
+        cdef Py_ssize_t sep_len = len(sep_bytes), total
         cdef char* out
         self.first_marked()
         if self.count == 0:
             return b""
-        if sep_len <= 4:
-            # One pass into room for the longest tokens, then the bytes are shrunk to fit.
-            joined = new_raw_bytes(NULL, (4 + sep_len) * self.count + 8)
-            if joined == NULL:
-                raise MemoryError()
-            out = PyBytes_AS_STRING(<object>joined)
-            with nogil:
-                total = join_short(self.records, self.count, &separator[0] if sep_len else NULL,
-                                   sep_len, out)
-            _PyBytes_Resize(&joined, total)  # steals joined; NULL and MemoryError on failure
-            result = <object>joined  # a second reference: the one new_raw_bytes gave back
-            Py_DECREF(result)
-            return result
-        for i in range(self.count):
-            total += token_length[record_code(self.records + 5 * i)]
-        total += sep_len * (self.count - 1)
+        # The exact length first, then one bytes object of that size, never resized:
+        # the same size on every call lets the allocator hand back the memory the last
+        # result freed, where room for the longest tokens, shrunk after, is a fresh
+        # mapping each time (page faults cost more than the whole copy).
+        with nogil:
+            total = records_length(self.records, self.count) + sep_len * (self.count - 1)
         result = PyBytes_FromStringAndSize(NULL, total)
         out = PyBytes_AS_STRING(result)
         with nogil:
-            join_tokens(self.records, self.count, &separator[0], sep_len, out)
+            if sep_len <= 4:
+                join_short(self.records, self.count, separator, sep_len, out, total)
+            else:
+                join_tokens(self.records, self.count, separator, sep_len, out)
         return result
 
     def codes(self):
@@ -391,25 +387,32 @@ cdef class TokenArray:
         return _frames.to_polars(self)
 
 
-cdef Py_ssize_t join_short(const unsigned char* records, Py_ssize_t count,
-                           const unsigned char* sep, Py_ssize_t sep_len, char* out) noexcept nogil:
-    """join_tokens for a separator of at most 4 bytes, into room for 4 + sep_len bytes a
-    token and 8 more; the length written.  Each token and its separator are one 8-byte
-    store from a table made for this separator, so no copy depends on a length."""
-    cdef unsigned char with_sep[CODE_LIMIT][8]
-    cdef unsigned char length[CODE_LIMIT]
+cdef void join_short(const unsigned char* records, Py_ssize_t count,
+                     const unsigned char* sep, Py_ssize_t sep_len, char* out,
+                     Py_ssize_t size) noexcept nogil:
+    """join_tokens for a separator of at most 4 bytes, into exactly size bytes.  Each
+    token and its separator are one 8-byte store from a table made for this separator,
+    indexed by the record's key, so no copy depends on a length; the last tokens, whose
+    8 bytes would run past the end, are copied by length."""
+    cdef unsigned char with_sep[RECORD_KEYS][8]
+    cdef unsigned char length[RECORD_KEYS]
     cdef Py_ssize_t i
+    cdef unsigned key
     cdef int code
-    cdef char* start = out
+    cdef char* last = out + size - 8  # an 8-byte store at or before it stays inside
     for code in range(CODE_LIMIT):
-        memcpy(with_sep[code], token_bytes[code], 4)
-        memcpy(with_sep[code] + token_length[code], sep, sep_len)
-        length[code] = <unsigned char>(token_length[code] + sep_len)
-    for i in range(count):
-        code = record_code(records + 5 * i)
-        memcpy(out, with_sep[code], 8)
-        out += length[code]
-    return (out - start) - sep_len  # no separator after the last token
+        if token_length[code]:
+            key = record_key(record_of[code])
+            memcpy(with_sep[key], token_bytes[code], 4)
+            memcpy(with_sep[key] + token_length[code], sep, sep_len)
+            length[key] = <unsigned char>(token_length[code] + sep_len)
+    i = 0
+    while i < count and out <= last:
+        key = record_key(records + 5 * i)
+        memcpy(out, with_sep[key], 8)
+        out += length[key]
+        i += 1
+    join_tokens(records + 5 * i, count - i, sep, sep_len, out)
 
 
 cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
