@@ -1,5 +1,5 @@
 /* Writing Arrow C Data Interface structs: the mechanics of TokenArray's export (the
- * columns' contents are computed in _arrow_out_c.pxi).  Every array node owns its
+ * columns' contents are computed in _export_c.pxi).  Every array node owns its
  * buffers and its children; release frees them, children first, and a child moved out
  * by a consumer (its release set to NULL in our copy) is left to the consumer, as the
  * specification allows.  Capsule destructors release what no consumer took. */
@@ -16,6 +16,7 @@
 
 struct sashite_node {
     const void *buffers[SASHITE_MAX_BUFFERS];
+    unsigned char owned[SASHITE_MAX_BUFFERS]; /* freed by release; else inside another */
     struct ArrowArray *children[SASHITE_MAX_CHILDREN];
     struct ArrowArray child_arrays[SASHITE_MAX_CHILDREN];
     struct ArrowArray dictionary;
@@ -28,7 +29,8 @@ static void sashite_release_node(struct ArrowArray *a) {
         if (node->children[i]->release != NULL) node->children[i]->release(node->children[i]);
     if (a->dictionary != NULL && a->dictionary->release != NULL)
         a->dictionary->release(a->dictionary);
-    for (i = 0; i < a->n_buffers; i++) free((void *)node->buffers[i]);
+    for (i = 0; i < a->n_buffers; i++)
+        if (node->owned[i]) free((void *)node->buffers[i]);
     free(node);
     a->release = NULL;
 }
@@ -65,6 +67,14 @@ static struct ArrowArray *sashite_node_dictionary(struct ArrowArray *a) {
 
 static void sashite_node_set_buffer(struct ArrowArray *a, int i, void *owned) {
     ((struct sashite_node *)a->private_data)->buffers[i] = owned;
+    ((struct sashite_node *)a->private_data)->owned[i] = 1;
+}
+
+/* A buffer inside one the same node owns (set as buffer j < i): one allocation for
+ * several buffers of a node, freed once. */
+static void sashite_node_set_view(struct ArrowArray *a, int i, void *inside) {
+    ((struct sashite_node *)a->private_data)->buffers[i] = inside;
+    ((struct sashite_node *)a->private_data)->owned[i] = 0;
 }
 
 /* Schemas: formats and names are static strings; children live in one block. */

@@ -21,6 +21,7 @@ cdef extern from "_arrow_export.h" nogil:
     ArrowArray* node_child "sashite_node_child"(ArrowArray* a, int i)
     ArrowArray* node_dictionary "sashite_node_dictionary"(ArrowArray* a)
     void node_set_buffer "sashite_node_set_buffer"(ArrowArray* a, int i, void* owned)
+    void node_set_view "sashite_node_set_view"(ArrowArray* a, int i, void* inside)
     int struct_schema "sashite_struct_schema"(ArrowSchema* out, int n, const char** names,
                                               const char** formats, const int* dictionary)
     ctypedef int (*SchemaMaker)(ArrowSchema* out, int epin) noexcept nogil
@@ -111,15 +112,18 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
             free(validity)
             return -1
     free(validity)
-    token_offsets = <int32_t*>malloc(4 * (n + 1))
-    token_data = <unsigned char*>malloc(4 * n + 1)
+    # The token field's offsets and data in one allocation: the largest, of the same
+    # size for the same n on every call, so the allocator keeps reusing the memory the
+    # last export freed instead of mapping (and page-faulting) fresh memory each time.
+    token_offsets = <int32_t*>malloc(4 * (n + 1) + 4 * n + 1)
+    token_data = <unsigned char*>(token_offsets + n + 1) if token_offsets != NULL else NULL
     letter = <int8_t*>malloc(n + 1)
     side = <int8_t*>malloc(n + 1)
     state = <int8_t*>malloc(n + 1)
     terminal = <uint8_t*>malloc(bitmap + 1)
     derived = <uint8_t*>malloc(bitmap + 1)
     node_set_buffer(node_child(out, 0), 1, token_offsets)
-    node_set_buffer(node_child(out, 0), 2, token_data)
+    node_set_view(node_child(out, 0), 2, token_data)
     node_set_buffer(node_child(out, 1), 1, letter)
     node_set_buffer(node_child(out, 2), 1, side)
     node_set_buffer(node_child(out, 3), 1, state)
