@@ -73,7 +73,25 @@ cdef void keep_token_strs():
         token_strs[code] = <PyObject*>token
 
 
+cdef void check_record_sums() except *:
+    """_records.h reads a record's length and key from its bytes, not from the core's
+    tables: the module refuses to load if either ever disagrees with them (every valid
+    code's length, and a distinct key for each, which join_short's tables rely on)."""
+    cdef int code
+    cdef unsigned key
+    cdef unsigned char seen[RECORD_KEYS]
+    memset(seen, 0, sizeof(seen))
+    for code in range(CODE_LIMIT):
+        if token_length[code]:
+            key = record_key(record_of[code])
+            if (key >= RECORD_KEYS or seen[key]
+                    or records_length_portable(record_of[code], 1) != token_length[code]):
+                raise ImportError(f"_records.h disagrees with the core at code {code}")
+            seen[key] = 1
+
+
 build_format_tables()
+check_record_sums()
 keep_token_strs()
 
 
