@@ -14,8 +14,8 @@ executions of each target.
 Coverage guidance comes from atheris' instrumentation of the Python code the inputs go
 through (the twin's scanner, whose branches are the grammar's, the facade and the
 oracle) and from its hooks on str/bytes comparisons; the compiled core itself is not
-instrumented (that needs a clang build), it is the thing being checked.  bulk_bytes
-runs every bytes kernel the CPU has (AVX2, SSE2, portable) on each input.
+instrumented (that needs a clang build), it is the thing being checked.  bulk_bytes and
+arrow run every bytes kernel the CPU has (AVX2, SSE2, portable) on each input.
 
 Pass ``--worker TARGET`` and libFuzzer's own options to run one target in this process.
 """
@@ -67,6 +67,8 @@ def make_targets():  # type: ignore[no-untyped-def]
     atheris, np, oracle, sashite_epin, ParseError, compiled, twin, arrow_structs = load()
     import pyarrow as pa
 
+    from sashite_epin._corpora import EPIN_TOKENS
+
     cores = (compiled, twin)
 
     def text(fdp: object, limit: int = 12) -> str:
@@ -108,6 +110,19 @@ def make_targets():  # type: ignore[no-untyped-def]
         a, b = (outcome(getattr(core, name), *args) for core in cores)
         assert a == b, (name, args, a, b)
         return a
+
+    def every_kernel(name: str, *args: object) -> object:
+        """same(), and the compiled core's outcome under every bytes kernel this CPU
+        runs (they read byte buffers and Arrow columns) the same again."""
+        got = same(name, *args)
+        default = compiled.bytes_kernel()
+        try:
+            for kernel in compiled.KERNELS:
+                compiled.use_bytes_kernel(kernel)
+                assert outcome(getattr(compiled, name), *args) == got, (kernel, args)
+        finally:
+            compiled.use_bytes_kernel(default)
+        return got
 
     def single(data: bytes) -> None:
         fdp = atheris.FuzzedDataProvider(data)
@@ -154,14 +169,7 @@ def make_targets():  # type: ignore[no-untyped-def]
         errors = "mark" if mark else "raise"
         got = same("parse_many", raw, epin, errors)
         view = memoryview(bytearray(bytes(offset) + raw))[offset:]  # unaligned, writable
-        assert same("parse_many", view, epin, errors) == got
-        default = compiled.bytes_kernel()
-        try:  # every bytes kernel this CPU runs, each the same as the twin
-            for kernel in compiled.KERNELS:
-                compiled.use_bytes_kernel(kernel)
-                assert outcome(compiled.parse_many, view, epin, errors) == got, (kernel, raw)
-        finally:
-            compiled.use_bytes_kernel(default)
+        assert every_kernel("parse_many", view, epin, errors) == got
         words = raw.split()
         bad = [i for i, w in enumerate(words) if not oracle.is_token(w.decode("latin-1"), epin)]
         if mark or not bad:
@@ -224,26 +232,29 @@ def make_targets():  # type: ignore[no-untyped-def]
     def arrow(data: bytes) -> None:
         fdp = atheris.FuzzedDataProvider(data)
         epin, errors = fdp.ConsumeBool(), "mark" if fdp.ConsumeBool() else "raise"
-        count = fdp.ConsumeIntInRange(0, 24)
+        count = fdp.ConsumeIntInRange(0, 40)  # up to 5 of the AVX2 kernel's groups of 8
         if fdp.ConsumeIntInRange(0, 3) == 0:  # hostile offsets over 8-byte strings
             offsets = np.array([fdp.ConsumeIntInRange(-6, 8 * count + 6)
                                 for _ in range(count + 1)], np.int32)  # fmt: skip
-            same("parse_many", Patched(pa.array(["K^'+-k"] * count), offsets), epin, errors)
+            hostile = Patched(pa.array(["K^'+-k"] * count), offsets)
+            every_kernel("parse_many", hostile, epin, errors)
             return
         if fdp.ConsumeIntInRange(0, 3) == 0:  # hostile views over 20-byte strings
             views = np.array([(fdp.ConsumeIntInRange(-2, 24), int.from_bytes(b"+K^'", "little"),
                                fdp.ConsumeIntInRange(-1, 2), fdp.ConsumeIntInRange(-4, 20 * count))
                               for _ in range(count)], "<i4").reshape(-1)  # fmt: skip
             like = pa.array(["K" * 20] * count, pa.string_view())
-            same("parse_many", Patched(like, views), epin, errors)
+            every_kernel("parse_many", Patched(like, views), epin, errors)
             return
+        # Mostly tokens, so that whole groups of 8 form around the odd entries.
         entries = [
-            None if fdp.ConsumeIntInRange(0, 6) == 0 else
-            text(fdp, 6).encode("utf-8", "replace").decode()  # Arrow strings are UTF-8
+            None if (pick := fdp.ConsumeIntInRange(0, 15)) == 0 else
+            text(fdp, 6).encode("utf-8", "replace").decode() if pick < 5 else  # UTF-8
+            EPIN_TOKENS[fdp.ConsumeIntInRange(0, len(EPIN_TOKENS) - 1)]
             for _ in range(count)
         ]  # fmt: skip
         column = layouts[fdp.ConsumeIntInRange(0, len(layouts) - 1)](entries)
-        got = same("parse_many", column, epin, errors)
+        got = every_kernel("parse_many", column, epin, errors)
         assert got == same("parse_many", entries, epin, errors), (entries, got)
 
     return atheris, {"single": single, "is_valid": is_valid, "bulk_list": bulk_list,

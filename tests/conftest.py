@@ -104,13 +104,15 @@ def core(request: pytest.FixtureRequest) -> ModuleType:
 
 
 # Every (core, bytes kernel) pair this build runs on this CPU: the compiled core once per
-# SIMD kernel, so each kernel meets every byte-buffer test (under ASan too).
+# SIMD kernel, so each kernel meets every byte-buffer and Arrow kernel test (under ASan
+# too).
 KERNEL_CORES = [(core, kernel) for core in CORES for kernel in core.KERNELS]
 
 
 @pytest.fixture(params=KERNEL_CORES, ids=lambda pair: f"{pair[0].IMPLEMENTATION}-{pair[1]}")
 def bytes_core(request: pytest.FixtureRequest) -> Iterator[ModuleType]:
-    """A core whose parse_many reads byte buffers with the given kernel."""
+    """A core whose parse_many reads byte buffers and Arrow columns with the given
+    kernel."""
     core, kernel = request.param
     before = core.use_bytes_kernel(kernel)
     try:

@@ -20,10 +20,11 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from conftest import TRICKY
 
 from sashite_epin import Epin, ParseError, Pin
 from sashite_epin._arrow_py import ArrowArray, _GetPointer
-from sashite_epin._corpora import EPIN_TOKENS, with_invalid
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, with_invalid
 
 # Valid tokens, near misses (non-ASCII, over-long, out-of-line string views) and gaps.
 ODD = ["K", "é", "+K^é", "x" * 40, "K" * 13, "Ｋ", "K\n", "", "-p^'", "K''"]
@@ -224,6 +225,85 @@ def test_malformed_arrow_data_is_a_clear_error_and_read_no_further(
     for errors in ("raise", "mark"):
         with pytest.raises(ValueError, match="Arrow"):
             core.parse_many(column, True, errors=errors)
+
+
+# The compiled core's AVX2 kernel reads utf8, large_utf8 and string_view columns 8
+# entries at a time and writes a group only when all 8 are tokens (_columns.h); any
+# other group goes to the exact loop.  So a string shows what the kernel accepts only
+# among 7 tokens: each one below is put at each position of such a group.
+LAYOUTS = {"utf8": pa.string(), "large_utf8": pa.large_string(), "string_view": pa.string_view()}
+
+
+def among_tokens(strings: list[str | None], epin: bool) -> list[str | None]:
+    tokens = EPIN_TOKENS if epin else PIN_TOKENS
+    entries: list[str | None] = []
+    for i, s in enumerate(strings):
+        group: list[str | None] = [tokens[(7 * i + j) % len(tokens)] for j in range(8)]
+        group[i % 8] = s
+        entries += group
+    return entries
+
+
+def kernel_strings() -> list[str | None]:
+    """Every string of up to 3 characters over the tricky alphabet, those of 4 over the
+    grammar's characters and a few others, longer ones, every token, and gaps."""
+    out: list[str | None] = [None]
+    for n in range(4):
+        out += ["".join(p) for p in itertools.product(TRICKY, repeat=n)]
+    out += ["".join(p) for p in itertools.product("+-^'Kk1\u00c9", repeat=4)]
+    return [*out, "+K^'x", "KKKKK", "+K^''", "K" * 13, *EPIN_TOKENS]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=str)
+@pytest.mark.parametrize("epin", [True, False], ids=["epin", "pin"])
+def test_every_short_string_among_tokens_reads_as_the_list_does(
+    bytes_core: ModuleType, layout: str, epin: bool
+) -> None:
+    entries = among_tokens(kernel_strings(), epin)
+    if bytes_core.IMPLEMENTATION != "cython":
+        entries = entries[::5]  # the twin has no kernel: a sample shows it agrees
+    want = summary(bytes_core.parse_many(entries, epin, errors="mark"))
+    # Sliced: the groups start at every offset of the offsets and the validity bitmap,
+    # and the column's last bytes (fewer than 4 after a start) end every slice.
+    for cut in (0, 1, 3, 7):
+        column = pa.array(["K^'"] * cut + entries, LAYOUTS[layout])[cut:]
+        assert summary(bytes_core.parse_many(column, epin, errors="mark")) == want, cut
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=str)
+def test_the_first_invalid_entry_of_a_long_column_raises_at_its_index(
+    bytes_core: ModuleType, layout: str
+) -> None:
+    for where in (0, 7, 8, 9, 1023, 2048, 4094, 4095):
+        entries: list[str | None] = list(EPIN_TOKENS * 7)[:4096]
+        entries[where] = "K1" if where % 2 else None
+        with pytest.raises(ParseError) as info:
+            bytes_core.parse_many(pa.array(entries, LAYOUTS[layout]), True)
+        assert (info.value.index, info.value.token) == (where, entries[where])
+
+
+LONG = 64  # entries: several groups of 8 before and after what is broken
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        offsets([*range(LONG), 10, *range(LONG + 1, 2 * LONG + 1)]),  # backwards
+        offsets([*range(LONG), -8, *range(LONG + 1, 2 * LONG + 1)]),  # below zero
+        offsets([*range(LONG), 2**31 - 1, *range(LONG + 1, 2 * LONG + 1)]),  # past the data
+        offsets([*range(LONG), 2**32 + LONG, *range(LONG + 1, 2 * LONG + 1)], large=True),
+        offsets([*range(LONG), -(2**32) + LONG, *range(LONG + 1, 2 * LONG + 1)], large=True),
+        views([(1, 0, 0)] * LONG + [(-1, 0, 0)] + [(1, 0, 0)] * LONG),
+        views([(1, 0, 0)] * LONG + [(13, 0, 10**6)] + [(1, 0, 0)] * LONG),
+    ],
+    ids=["backwards", "negative", "past", "large 2**32", "large below", "view length", "view"],
+)
+def test_malformed_data_among_many_entries_is_a_clear_error(
+    bytes_core: ModuleType, column: Patched
+) -> None:
+    for errors in ("raise", "mark"):
+        with pytest.raises(ValueError, match="Arrow"):
+            bytes_core.parse_many(column, True, errors=errors)
 
 
 def test_a_dictionary_index_outside_the_dictionary_is_a_clear_error(core: ModuleType) -> None:

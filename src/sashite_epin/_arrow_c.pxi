@@ -11,7 +11,8 @@
 # byte outside what the offsets (views, indices) span is ever read.
 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                          uint64_t)
 
 cdef extern from "_arrow.h" nogil:
     struct ArrowSchema:
@@ -50,6 +51,21 @@ cdef extern from "_arrow.h" nogil:
     int stream_schema "sashite_stream_schema"(ArrowArrayStream* s, ArrowSchema* out)
     int stream_next "sashite_stream_next"(ArrowArrayStream* s, ArrowArray* out)
     const char* stream_error "sashite_stream_error"(ArrowArrayStream* s)
+
+cdef extern from "_columns.h" nogil:
+    # The AVX2 kernel's readers: entries i.. to count - 1 in groups of 8, each returning
+    # the first entry it did not write (the exact loops below read on from there).
+    Py_ssize_t offsets32_avx2 "sashite_offsets32_avx2"(
+        const unsigned char* data, const int32_t* o, Py_ssize_t i, Py_ssize_t count,
+        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+        const uint64_t* records, int epin)
+    Py_ssize_t offsets64_avx2 "sashite_offsets64_avx2"(
+        const unsigned char* data, const int64_t* o, Py_ssize_t i, Py_ssize_t count,
+        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+        const uint64_t* records, int epin)
+    Py_ssize_t views_avx2 "sashite_views_avx2"(
+        const unsigned char* v, Py_ssize_t i, Py_ssize_t count, const uint8_t* bits,
+        int64_t bit, unsigned char* out, const uint64_t* records, int epin)
 
 # The layout of a string column, from its schema's format.
 cdef enum:
@@ -354,10 +370,11 @@ ctypedef fused offset_t:
 
 cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                       bint epin) noexcept nogil:
-    """utf8 / large_utf8 without a parent: the hot loop, everything in locals.  A token
-    of 1-4 bytes whose 4-byte window lies within what the offsets span is decoded by the
-    branch-free fast_code; anything else goes to entry_code and sink_put, which decide
-    and report."""
+    """utf8 / large_utf8 without a parent: the hot loop, everything in locals.  The AVX2
+    kernel (_columns.h) takes whole groups of 8 valid entries; the group it stops at, or
+    every entry under another kernel, comes here: a token of 1-4 bytes whose 4-byte
+    window lies within what the offsets span is decoded by the branch-free fast_code;
+    anything else goes to entry_code and sink_put, which decide and report."""
     # Everything the loop reads from the structs is copied to locals first: the record
     # stores go through a char pointer, which may alias anything, and would otherwise
     # force a reload of each field on every entry.
@@ -367,60 +384,79 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef unsigned char* out = s.records + 5 * s.count
     cdef int64_t first = a.offset, length = a.length, end = values.end
     cdef const offset_t* o = offsets + first
-    cdef int64_t i, n, j, start = o[0], stop
+    cdef int64_t i = 0, e, upto, n, j, start, stop
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
-    for i in range(length):
-        stop = o[i + 1]
-        n = stop - start
-        j = first + i
-        if (0 < n <= 4 and stop >= start and start + 4 <= end
-                and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1)):
-            code = fast_code(data[start], data[start + 1], data[start + 2], data[start + 3],
-                             n, epin)
-            if code >= 0:
-                memcpy(out + 5 * i, record_of[code], 8)
-                start = stop
-                continue
-        # The precise path for this entry: checks, reasons, marks.
-        s.count = base + i
-        code = entry_code(values, i, epin, &status)
-        if status == S_OK:
-            status = sink_put(s, code, i)
-        if status != S_OK:
-            return status
-        start = stop
+    cdef bint simd = bytes_kernel_id == SASHITE_KERNEL_AVX2
+    while i < length:
+        upto = length
+        if simd:
+            if offset_t is int32_t:
+                i = offsets32_avx2(data, o, i, length, end, bits, first, out,
+                                   records_by_index, epin)
+            else:
+                i = offsets64_avx2(data, o, i, length, end, bits, first, out,
+                                   records_by_index, epin)
+            upto = min(i + 8, length)
+        for e in range(i, upto):
+            start = o[e]
+            stop = o[e + 1]
+            n = stop - start
+            j = first + e
+            if (0 < n <= 4 and start >= 0 and start + 4 <= end
+                    and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1)):
+                code = fast_code(data[start], data[start + 1], data[start + 2],
+                                 data[start + 3], n, epin)
+                if code >= 0:
+                    memcpy(out + 5 * e, record_of[code], 8)
+                    continue
+            # The precise path for this entry: checks, reasons, marks.
+            s.count = base + e
+            code = entry_code(values, e, epin, &status)
+            if status == S_OK:
+                status = sink_put(s, code, e)
+            if status != S_OK:
+                return status
+        i = upto
     s.count = base + length
     return S_OK
 
 
 cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
-    """string_view without a parent: the hot loop.  A token (1-4 bytes) always sits
-    inline in its 16-byte view, so the common case reads the view alone; longer or
-    invalid entries go to entry_code and sink_put, which check, decide and report."""
+    """string_view without a parent: the hot loop.  The AVX2 kernel (_columns.h) takes
+    whole groups of 8 valid entries; otherwise a token (1-4 bytes) always sits inline in
+    its 16-byte view, so the common case reads the view alone; longer or invalid entries
+    go to entry_code and sink_put, which check, decide and report."""
     cdef const ArrowArray* a = values.values
     cdef const unsigned char* view = <const unsigned char*>a.buffers[1] + 16 * a.offset
     cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
     cdef unsigned char* out = s.records + 5 * s.count
-    cdef int64_t i, j, first = a.offset, length = a.length  # locals: see scan_offsets
+    cdef int64_t i = 0, e, upto, j, first = a.offset, length = a.length  # see scan_offsets
     cdef int32_t n
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
-    for i in range(length):
-        memcpy(&n, view + 16 * i, 4)
-        j = first + i
-        if 0 < n <= 4 and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1):
-            code = fast_code(view[16 * i + 4], view[16 * i + 5], view[16 * i + 6],
-                             view[16 * i + 7], n, epin)
-            if code >= 0:
-                memcpy(out + 5 * i, record_of[code], 8)
-                continue
-        s.count = base + i
-        code = entry_code(values, i, epin, &status)
-        if status == S_OK:
-            status = sink_put(s, code, i)
-        if status != S_OK:
-            return status
+    cdef bint simd = bytes_kernel_id == SASHITE_KERNEL_AVX2
+    while i < length:
+        upto = length
+        if simd:
+            i = views_avx2(view, i, length, bits, first, out, records_by_index, epin)
+            upto = min(i + 8, length)
+        for e in range(i, upto):
+            memcpy(&n, view + 16 * e, 4)
+            j = first + e
+            if 0 < n <= 4 and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1):
+                code = fast_code(view[16 * e + 4], view[16 * e + 5], view[16 * e + 6],
+                                 view[16 * e + 7], n, epin)
+                if code >= 0:
+                    memcpy(out + 5 * e, record_of[code], 8)
+                    continue
+            s.count = base + e
+            code = entry_code(values, e, epin, &status)
+            if status == S_OK:
+                status = sink_put(s, code, e)
+            if status != S_OK:
+                return status
+        i = upto
     s.count = base + length
     return S_OK
 

@@ -1,0 +1,258 @@
+/* Arrow string columns (_arrow_c.pxi), eight entries at a time with AVX2: utf8 and
+ * large_utf8 through their offsets, string_view through its 16-byte views.
+ *
+ * An entry's bytes are not scanned: its length and its first 4 bytes (gathered from
+ * where its offset points, or read from the view's inline bytes) go into two vectors,
+ * and sashite_key_record's rule (_kernels.h) runs on all eight lanes at once.  So
+ * each entry is checked against its own length, as the exact loop checks it, and no
+ * entry waits on another.
+ *
+ * A group of eight is written only when all eight are tokens, inside the bounds the
+ * exact loop checks (an offset at least 0, 4 bytes readable before the offsets' end,
+ * a length of 1-4), and not null.  Otherwise the function returns at that group's
+ * first entry and the exact loop reads the group, which decides, reports and marks.
+ * No byte is read before an entry's own bounds are checked.
+ *
+ * SSE2 has neither the gather nor per-lane shifts this needs: its kernel, like the
+ * portable one, is the exact loop alone. */
+#ifndef SASHITE_EPIN_COLUMNS_H
+#define SASHITE_EPIN_COLUMNS_H
+
+#include "_kernels.h"
+
+/* Whether the 8 entries from bit j of a validity bitmap are all valid (bits NULL: no
+ * nulls).  The second byte is read only when the 8 bits reach into it. */
+static inline int sashite_valid8(const uint8_t *bits, int64_t j)
+{
+    unsigned v;
+    if (bits == NULL)
+        return 1;
+    v = bits[j >> 3] >> (j & 7);
+    if (j & 7)
+        v |= (unsigned)bits[(j >> 3) + 1] << (8 - (j & 7));
+    return (v & 0xFF) == 0xFF;
+}
+
+static inline int32_t sashite_load32(const unsigned char *p)
+{
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+#ifdef SASHITE_EPIN_AVX2
+
+/* sashite_key_record's rule on eight lanes: n the lengths, w the first 4 bytes (those
+ * past the length are anything).  Sets *index to the record indexes (letter byte |
+ * flags << 8) and returns whether all eight are tokens. */
+SASHITE_AVX2_TARGET
+static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *index)
+{
+    const __m256i byte = _mm256_set1_epi32(0xFF);
+    __m256i bits = _mm256_slli_epi32(n, 3);
+    /* the low n bytes: a shift by 32 (n = 4) gives 0, so nothing is cleared */
+    __m256i key = _mm256_andnot_si256(_mm256_sllv_epi32(_mm256_set1_epi32(-1), bits), w);
+    __m256i first = _mm256_and_si256(key, byte);
+    __m256i plus = _mm256_cmpeq_epi32(first, _mm256_set1_epi32('+'));
+    __m256i minus = _mm256_cmpeq_epi32(first, _mm256_set1_epi32('-'));
+    __m256i modified = _mm256_or_si256(plus, minus);
+    __m256i rest = _mm256_srlv_epi32(key, _mm256_and_si256(modified, _mm256_set1_epi32(8)));
+    __m256i letter = _mm256_and_si256(rest, byte);
+    __m256i folded = _mm256_sub_epi32(_mm256_or_si256(letter, _mm256_set1_epi32(0x20)),
+                                      _mm256_set1_epi32('a'));
+    __m256i is_letter = _mm256_cmpeq_epi32(_mm256_min_epu32(folded, _mm256_set1_epi32(25)),
+                                           folded);
+    __m256i terminal = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_srli_epi32(rest, 8), byte),
+                                          _mm256_set1_epi32('^'));
+    __m256i last = _mm256_and_si256(
+        _mm256_srlv_epi32(key, _mm256_sub_epi32(bits, _mm256_set1_epi32(8))), byte);
+    __m256i derived = _mm256_cmpeq_epi32(last, _mm256_set1_epi32('\''));
+    /* the length the flags make, 1 + each flag (the masks are -1 where set): a length
+     * outside 1-4 never equals it */
+    __m256i length = _mm256_sub_epi32(
+        _mm256_sub_epi32(_mm256_sub_epi32(_mm256_set1_epi32(1), modified), terminal), derived);
+    __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi32(length, n), is_letter);
+    /* minus the flags (the masks are -1 where set): derived 8, terminal 4, minus 2,
+     * plus 1, by doubling and adding, which needs no constant (constants cost
+     * registers the loop runs short of) */
+    __m256i flags = _mm256_add_epi32(derived, derived);
+    flags = _mm256_add_epi32(flags, terminal);
+    flags = _mm256_add_epi32(flags, flags);
+    flags = _mm256_add_epi32(flags, minus);
+    flags = _mm256_add_epi32(flags, flags);
+    flags = _mm256_add_epi32(flags, plus);
+#if SASHITE_FLAG_PLUS != 1 || SASHITE_FLAG_MINUS != 2 || SASHITE_FLAG_TERMINAL != 4 \
+    || SASHITE_FLAG_DERIVED != 8
+#error "sashite_keys8_avx2 builds the flags in the order of their values"
+#endif
+    if (!epin) /* PIN has no derivation marker */
+        ok = _mm256_andnot_si256(derived, ok);
+    *index = _mm256_sub_epi32(letter, _mm256_slli_epi32(flags, 8));
+    return _mm256_movemask_ps(_mm256_castsi256_ps(ok)) == 0xFF;
+}
+
+/* Record indexes wait in a batch and are written in one counted loop, as in the bytes
+ * kernels: the gathers and checks of the next groups do not wait on the stores. */
+#define SASHITE_COLUMN_BATCH 512
+
+static inline void sashite_write_batch(const uint32_t *batch, Py_ssize_t m,
+                                       unsigned char *out, const uint64_t *records)
+{
+    Py_ssize_t t;
+    for (t = 0; t < m; t++)
+        memcpy(out + 5 * t, &records[batch[t]], 8);
+}
+
+/* The three readers share this loop: GROUP(i, &n, &w) loads group i's lengths and
+ * words, or returns 0 when the group is out of its bounds.  Entries i.. to count-1,
+ * written to out + 5 * i; returns the first entry not written. */
+#define SASHITE_COLUMN_LOOP(GROUP)                                                         \
+    {                                                                                      \
+        uint32_t batch[SASHITE_COLUMN_BATCH];                                              \
+        Py_ssize_t done = i, m = 0;                                                        \
+        __m256i n, w, index;                                                               \
+        for (; count - i >= 8; i += 8) {                                                   \
+            if (!sashite_valid8(bits, bit + i) || !GROUP(i, &n, &w)                        \
+                || !sashite_keys8_avx2(n, w, epin, &index))                                \
+                break;                                                                     \
+            _mm256_storeu_si256((__m256i *)(batch + m), index);                            \
+            m += 8;                                                                        \
+            if (m == SASHITE_COLUMN_BATCH) {                                               \
+                sashite_write_batch(batch, m, out + 5 * done, records);                    \
+                done += m, m = 0;                                                          \
+            }                                                                              \
+        }                                                                                  \
+        sashite_write_batch(batch, m, out + 5 * done, records);                            \
+        return i;                                                                          \
+    }
+
+/* Group loaders: the lengths and first 4 bytes of the 8 entries from o (or v), or 0
+ * when one lies outside what the exact loop would read: a start s must have
+ * 0 <= s < end - 3 (so 4 bytes are readable) before the gather reads there. */
+SASHITE_AVX2_TARGET
+static inline int sashite_group32(const unsigned char *data, const int32_t *o, __m256i limit,
+                                  __m256i *n, __m256i *w)
+{
+    __m256i s = _mm256_loadu_si256((const __m256i *)o);
+    __m256i inside = _mm256_and_si256(_mm256_cmpgt_epi32(s, _mm256_set1_epi32(-1)),
+                                      _mm256_cmpgt_epi32(limit, s));
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(inside)) != 0xFF)
+        return 0;
+    *n = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(o + 1)), s);
+    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
+                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
+                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
+                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    return 1;
+}
+
+/* large_utf8: the same in 64 bits.  The lengths are checked (1-4) before they are
+ * narrowed to 32 bits, where a huge one could pass for a short one. */
+SASHITE_AVX2_TARGET
+static inline int sashite_group64(const unsigned char *data, const int64_t *o, __m256i limit,
+                                  __m256i *n, __m256i *w)
+{
+    const __m256i before = _mm256_set1_epi64x(-1), zero = _mm256_setzero_si256(),
+                  five = _mm256_set1_epi64x(5), low = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    __m256i s0 = _mm256_loadu_si256((const __m256i *)o);
+    __m256i s1 = _mm256_loadu_si256((const __m256i *)(o + 4));
+    __m256i n0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 1)), s0);
+    __m256i n1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 5)), s1);
+    __m256i inside = _mm256_and_si256(
+        _mm256_and_si256(_mm256_and_si256(_mm256_cmpgt_epi64(s0, before), _mm256_cmpgt_epi64(limit, s0)),
+                         _mm256_and_si256(_mm256_cmpgt_epi64(s1, before), _mm256_cmpgt_epi64(limit, s1))),
+        _mm256_and_si256(_mm256_and_si256(_mm256_cmpgt_epi64(n0, zero), _mm256_cmpgt_epi64(five, n0)),
+                         _mm256_and_si256(_mm256_cmpgt_epi64(n1, zero), _mm256_cmpgt_epi64(five, n1))));
+    if (_mm256_movemask_pd(_mm256_castsi256_pd(inside)) != 0xF)
+        return 0;
+    *n = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n0, low))),
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n1, low)), 1);
+    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
+                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
+                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
+                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    return 1;
+}
+
+/* string_view: each 16-byte view starts with its length, then (up to 12 bytes) the
+ * string itself, so a token's bytes are always inline and nothing is out of bounds. */
+SASHITE_AVX2_TARGET
+static inline int sashite_group_views(const unsigned char *v, __m256i *n, __m256i *w)
+{
+    /* each 128-bit lane of a, b, c, d is one view: length, then its first 4 bytes */
+    __m256i a = _mm256_loadu_si256((const __m256i *)v);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(v + 32));
+    __m256i c = _mm256_loadu_si256((const __m256i *)(v + 64));
+    __m256i d = _mm256_loadu_si256((const __m256i *)(v + 96));
+    __m256i ab = _mm256_unpacklo_epi32(a, b), cd = _mm256_unpacklo_epi32(c, d);
+    /* the lanes now hold views 0 2 4 6 | 1 3 5 7: put them back in order */
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    *n = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(ab, cd), order);
+    *w = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(ab, cd), order);
+    return 1;
+}
+
+/* The readers.  Entries i to count - 1 (o and v: the array's offset applied; end: the
+ * last offset; bits: the validity bitmap or NULL, bit: the array's offset in it),
+ * records to out + 5 * i; each returns the first entry it did not write. */
+SASHITE_AVX2_TARGET
+static Py_ssize_t sashite_offsets32_avx2(const unsigned char *data, const int32_t *o,
+                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
+                                         const uint8_t *bits, int64_t bit, unsigned char *out,
+                                         const uint64_t *records, int epin)
+{
+    /* int32 offsets end below 2**31: end - 3 fits */
+    const __m256i limit = _mm256_set1_epi32((int32_t)(end - 3));
+#define SASHITE_GROUP(I, N, W) sashite_group32(data, o + (I), limit, N, W)
+    SASHITE_COLUMN_LOOP(SASHITE_GROUP)
+#undef SASHITE_GROUP
+}
+
+SASHITE_AVX2_TARGET
+static Py_ssize_t sashite_offsets64_avx2(const unsigned char *data, const int64_t *o,
+                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
+                                         const uint8_t *bits, int64_t bit, unsigned char *out,
+                                         const uint64_t *records, int epin)
+{
+    const __m256i limit = _mm256_set1_epi64x(end - 3);
+#define SASHITE_GROUP(I, N, W) sashite_group64(data, o + (I), limit, N, W)
+    SASHITE_COLUMN_LOOP(SASHITE_GROUP)
+#undef SASHITE_GROUP
+}
+
+SASHITE_AVX2_TARGET
+static Py_ssize_t sashite_views_avx2(const unsigned char *v, Py_ssize_t i, Py_ssize_t count,
+                                     const uint8_t *bits, int64_t bit, unsigned char *out,
+                                     const uint64_t *records, int epin)
+{
+#define SASHITE_GROUP(I, N, W) sashite_group_views(v + 16 * (I), N, W)
+    SASHITE_COLUMN_LOOP(SASHITE_GROUP)
+#undef SASHITE_GROUP
+}
+
+#else
+/* A build without AVX2 (no kernel selects these): the exact loop reads every entry. */
+static Py_ssize_t sashite_offsets32_avx2(const unsigned char *data, const int32_t *o,
+                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
+                                         const uint8_t *bits, int64_t bit, unsigned char *out,
+                                         const uint64_t *records, int epin)
+{
+    return i;
+}
+static Py_ssize_t sashite_offsets64_avx2(const unsigned char *data, const int64_t *o,
+                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
+                                         const uint8_t *bits, int64_t bit, unsigned char *out,
+                                         const uint64_t *records, int epin)
+{
+    return i;
+}
+static Py_ssize_t sashite_views_avx2(const unsigned char *v, Py_ssize_t i, Py_ssize_t count,
+                                     const uint8_t *bits, int64_t bit, unsigned char *out,
+                                     const uint64_t *records, int epin)
+{
+    return i;
+}
+#endif /* SASHITE_EPIN_AVX2 */
+
+#endif
