@@ -97,13 +97,15 @@ KERNELS = ("python",)
 
 
 def bytes_kernel() -> str:
-    """The name of the kernel parse_many uses for byte buffers."""
+    """The name of the kernel parse_many uses for byte buffers and Arrow string
+    columns."""
     return KERNELS[0]
 
 
 def use_bytes_kernel(name: str) -> str:
-    """Make parse_many use kernel `name` (one of KERNELS) for byte buffers; returns the
-    one used before.  For tests and benchmarks: every kernel gives the same results."""
+    """Make parse_many use kernel `name` (one of KERNELS) for byte buffers and Arrow
+    string columns; returns the one used before.  For tests and benchmarks: every
+    kernel gives the same results."""
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)}, not {name!r}")
     return KERNELS[0]
