@@ -93,7 +93,7 @@ static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *in
 }
 
 /* Record indexes wait in a batch and are written in one counted loop, as in the bytes
- * kernels: the gathers and checks of the next groups do not wait on the stores. */
+ * kernels: the loads and checks of the next groups do not wait on the stores. */
 #define SASHITE_COLUMN_BATCH 512
 
 static inline void sashite_write_batch(const uint32_t *batch, Py_ssize_t m,
@@ -129,7 +129,7 @@ static inline void sashite_write_batch(const uint32_t *batch, Py_ssize_t m,
 
 /* Group loaders: the lengths and first 4 bytes of the 8 entries from o (or v), or 0
  * when one lies outside what the exact loop would read: a start s must have
- * 0 <= s < end - 3 (so 4 bytes are readable) before the gather reads there. */
+ * 0 <= s < end - 3 (so 4 bytes are readable) before anything is read there. */
 SASHITE_AVX2_TARGET
 static inline int sashite_group32(const unsigned char *data, const int32_t *o, __m256i limit,
                                   __m256i *n, __m256i *w)
