@@ -52,6 +52,7 @@ cdef unsigned char record_of[1024][8]         # 0 beyond the valid codes
 cdef unsigned char token_bytes[CODE_LIMIT][4]
 cdef unsigned char token_length[CODE_LIMIT]
 cdef PyObject* token_strs[CODE_LIMIT]
+cdef PyObject* strs_by_key[RECORD_KEYS]     # token_strs by record key (_records.h)
 cdef list kept_strs = []  # owns the references behind token_strs
 
 
@@ -67,10 +68,13 @@ cdef void build_format_tables() noexcept nogil:
 
 cdef void keep_token_strs():
     cdef int code
+    memset(strs_by_key, 0, sizeof(strs_by_key))
     for code in range(CODE_LIMIT):
         token = format_code(code) if code_is_valid(code) else None
         kept_strs.append(token)
         token_strs[code] = <PyObject*>token
+        if token is not None:
+            strs_by_key[record_key(record_of[code])] = <PyObject*>token
 
 
 cdef void check_record_sums() except *:
@@ -92,7 +96,7 @@ cdef void check_record_sums() except *:
 
 build_format_tables()
 check_record_sums()
-keep_token_strs()
+keep_token_strs()  # after the check: every token's record key is then its own
 
 
 cdef struct Mark:  # an entry marked invalid under errors="mark"
@@ -276,25 +280,26 @@ cdef class TokenArray:
     def tokens(self):
         """The tokens as a list of str (ValueError if any entry is marked invalid)."""
         cdef Py_ssize_t i
-        cdef Py_ssize_t uses[CODE_LIMIT]
-        cdef int code
+        cdef Py_ssize_t uses[RECORD_KEYS]
+        cdef unsigned key
         cdef PyObject** items
-        self.first_marked()
+        self.first_marked()  # so every record is a token's, with a key in the table
         result = PyList_New(self.count)
         items = (<PyListObject*>result).ob_item
         memset(uses, 0, sizeof(uses))
-        # The references are counted per token, then added once per token str: a
-        # million increments of 624 refcounts spread over memory cost more than the
-        # same increments in one small array.
+        # Each token's str by its record key (one load and a multiply, where its code
+        # takes five byte loads).  The references are counted per key, then added once
+        # per token str: a million increments of 624 refcounts spread over memory cost
+        # more than the same increments in one small array.
         with nogil:
             for i in range(self.count):
-                code = record_code(self.records + 5 * i)
-                items[i] = token_strs[code]
-                uses[code] += 1
-        for code in range(CODE_LIMIT):
-            if uses[code]:
-                token = <object>token_strs[code]
-                Py_SET_REFCNT(token, Py_REFCNT(token) + uses[code])
+                key = record_key(self.records + 5 * i)
+                items[i] = strs_by_key[key]
+                uses[key] += 1
+        for key in range(RECORD_KEYS):
+            if uses[key]:
+                token = <object>strs_by_key[key]
+                Py_SET_REFCNT(token, Py_REFCNT(token) + uses[key])
         return result
 
     def to_bytes(self, sep=b"\n"):
