@@ -10,7 +10,9 @@
 #   derived   bool                        (EPIN only)
 # An entry marked invalid is null in every field (the struct itself has no nulls: it is
 # read as a record batch, whose rows cannot be null).  The dictionaries'
-# indices are the record's side and state numbers, so no table is needed.
+# indices are the record's side and state numbers, so no table is needed.  Under the
+# AVX2 kernel every field is written 16 records at a time (_export_fields.h); the
+# scalar loops below write the rest, and everything under the other kernels.
 
 from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_New
 from libc.stdlib cimport calloc
@@ -31,6 +33,15 @@ cdef extern from "_arrow_export.h" nogil:
     void array_capsule_free "sashite_array_capsule_free"(object capsule) noexcept
     void stream_capsule_free "sashite_stream_capsule_free"(object capsule) noexcept
 
+cdef extern from "_export_fields.h" nogil:
+    enum: SHAPES "SASHITE_SHAPES"
+    void export_build_tables "sashite_export_build_tables"(
+        const unsigned char (*token)[4], const unsigned char* length)
+    int64_t export_fields_avx2 "sashite_export_fields_avx2"(
+        const unsigned char* records, int64_t n, int32_t* offsets, unsigned char* data,
+        int32_t* at, int8_t* abbr, int8_t* side, int8_t* state, uint8_t* terminal,
+        uint8_t* derived)
+
 cdef const char* FIELD_NAMES[6]
 cdef const char* FIELD_FORMATS[6]
 cdef int FIELD_DICTIONARY[6]
@@ -48,6 +59,26 @@ cdef const char* STATE_WORDS = b"normalenhanceddiminished"
 cdef int32_t STATE_OFFSETS[4]
 SIDE_OFFSETS[:] = [0, 5, 11]
 STATE_OFFSETS[:] = [0, 6, 14, 24]
+
+
+cdef void build_shape_tables() noexcept nogil:
+    """The AVX2 kernel's token of each shape (state * 4 + terminal * 2 + derived), with
+    the letter A of the first side, from the core's own formatting (_export_fields.h)."""
+    cdef unsigned char token[SHAPES][4]
+    cdef unsigned char length[SHAPES]
+    cdef unsigned char record[8]
+    cdef int shape, code
+    memset(token, 0, sizeof(token))
+    memset(length, 0, sizeof(length))
+    for shape in range(12):
+        record[:5] = [65, 0, shape >> 2, (shape >> 1) & 1, shape & 1]
+        code = record_code(record)
+        memcpy(token[shape], token_bytes[code], 4)
+        length[shape] = token_length[code]
+    export_build_tables(token, length)
+
+
+build_shape_tables()
 
 
 cdef int tokens_schema(ArrowSchema* out, int epin) noexcept nogil:
@@ -87,7 +118,8 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
                       int64_t nulls) noexcept nogil:
     """The struct array of n records; 0, or -1 when out of memory (out is then still
     releasable: what was built is freed by its release)."""
-    cdef int64_t i, k, at = 0, bitmap = (n + 7) // 8
+    cdef int64_t i, k, start = 0, bitmap = (n + 7) // 8
+    cdef int32_t at = 0
     cdef int code
     cdef const unsigned char* r
     cdef uint8_t* validity = NULL
@@ -135,8 +167,12 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         if not epin:
             free(derived)
         return -1
-    # One pass per group of columns: few live pointers, so each loop stays in registers.
-    for i in range(n):
+    if bytes_kernel_id == SASHITE_KERNEL_AVX2:  # every field, 16 records at a time
+        start = export_fields_avx2(records, n, token_offsets, token_data, &at, letter, side,
+                                   state, terminal, derived)
+    # The rest (all of it under the other kernels): one pass per group of columns, few
+    # live pointers, so each loop stays in registers.
+    for i in range(start, n):
         r = records + 5 * i
         token_offsets[i] = <int32_t>at
         if r[0] == 0:  # marked invalid: null everywhere, nothing written
@@ -145,12 +181,12 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         memcpy(token_data + at, token_bytes[code], 4)  # 4n + 1 bytes of room
         at += token_length[code]
     token_offsets[n] = <int32_t>at
-    for i in range(n):  # the dictionaries' indices are the records' own numbers
+    for i in range(start, n):  # the dictionaries' indices are the records' own numbers
         letter[i] = <int8_t>(records[5 * i] - 65 if records[5 * i] else 0)
         side[i] = <int8_t>records[5 * i + 1]
         state[i] = <int8_t>records[5 * i + 2]
     # Eight entries to a byte, no branch (random bits would mispredict half the time).
-    for k in range(bitmap):
+    for k in range(start // 8, bitmap):  # start: a multiple of 16
         t_bits = d_bits = 0
         for i in range(8 * k, min(8 * k + 8, n)):
             t_bits |= <uint8_t>(records[5 * i + 3] << (i & 7))
