@@ -27,6 +27,7 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,17 +112,26 @@ def make_targets():  # type: ignore[no-untyped-def]
         assert a == b, (name, args, a, b)
         return a
 
-    def every_kernel(name: str, *args: object) -> object:
-        """same(), and the compiled core's outcome under every bytes kernel this CPU
-        runs (they read byte buffers and Arrow columns) the same again."""
-        got = same(name, *args)
+    def under_every_kernel(check: Callable[[str], None]) -> None:
+        """check(kernel) with the compiled core's bytes kernel set to each one this CPU
+        runs (they read byte buffers and Arrow columns, scan text and export results)."""
         default = compiled.bytes_kernel()
         try:
             for kernel in compiled.KERNELS:
                 compiled.use_bytes_kernel(kernel)
-                assert outcome(getattr(compiled, name), *args) == got, (kernel, args)
+                check(kernel)
         finally:
             compiled.use_bytes_kernel(default)
+
+    def every_kernel(name: str, *args: object) -> object:
+        """same(), and the compiled core's outcome under every bytes kernel the same
+        again."""
+        got = same(name, *args)
+
+        def check(kernel: str) -> None:
+            assert outcome(getattr(compiled, name), *args) == got, (kernel, args)
+
+        under_every_kernel(check)
         return got
 
     def single(data: bytes) -> None:
@@ -197,13 +207,11 @@ def make_targets():  # type: ignore[no-untyped-def]
         # whole blocks: every kernel this CPU runs gives the twin's tokens and text runs.
         name, long = ("tokenize_epin" if epin else "tokenize_pin"), s * (1 + 200 // (len(s) or 1))
         want = typed(getattr(twin, name), long)
-        default = compiled.bytes_kernel()
-        try:
-            for kernel in compiled.KERNELS:
-                compiled.use_bytes_kernel(kernel)
-                assert typed(getattr(compiled, name), long) == want, (kernel, long)
-        finally:
-            compiled.use_bytes_kernel(default)
+
+        def check(kernel: str) -> None:
+            assert typed(getattr(compiled, name), long) == want, (kernel, long)
+
+        under_every_kernel(check)
 
     class Patched:
         """A pyarrow utf8 array whose exported offsets are the fuzzer's, over its real
@@ -256,6 +264,16 @@ def make_targets():  # type: ignore[no-untyped-def]
         column = layouts[fdp.ConsumeIntInRange(0, len(layouts) - 1)](entries)
         got = every_kernel("parse_many", column, epin, errors)
         assert got == same("parse_many", entries, epin, errors), (entries, got)
+        if errors == "mark":  # and out again: the same export from both cores, every kernel
+            want = pa.table(twin.parse_many(entries, epin, errors="mark"))
+            result = compiled.parse_many(entries, epin, errors="mark")
+
+            def exports(kernel: str) -> None:
+                exported = pa.table(result)
+                exported.validate(full=True)
+                assert exported.equals(want), (kernel, entries)
+
+            under_every_kernel(exports)
 
     return atheris, {"single": single, "is_valid": is_valid, "bulk_list": bulk_list,
                      "bulk_bytes": bulk_bytes, "scan": scan, "arrow": arrow}  # fmt: skip
