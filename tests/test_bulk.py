@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import mmap
 import pickle
 import threading
@@ -227,32 +228,56 @@ def test_the_compiled_result_exports_the_buffer_protocol(core: ModuleType) -> No
     assert view.tobytes() == bytes([75, 0, 0, 0, 0, 81, 1, 0, 1, 0])
 
 
-def test_to_bytes_is_the_inverse_of_parsing(core: ModuleType) -> None:
+def test_to_bytes_is_the_inverse_of_parsing(bytes_core: ModuleType) -> None:
     data = as_bytes(UNIFORM)
-    result = core.parse_many(data, True)
+    result = bytes_core.parse_many(data, True)
     assert result.to_bytes() == data
     assert result.to_bytes(b" ") == " ".join(UNIFORM).encode()
     assert result.to_bytes(b"") == "".join(UNIFORM).encode()
     assert result.to_bytes(bytearray(b", ")) == ", ".join(UNIFORM).encode()
-    assert core.parse_many(result.to_bytes(b"\t"), True) == result
+    assert bytes_core.parse_many(result.to_bytes(b"\t"), True) == result
 
 
-@pytest.mark.parametrize("sep", [b"", b"\n", b", ", b"abc", b"abcd", b"abcde", b"\0" * 9])
-def test_to_bytes_at_every_short_length(core: ModuleType, sep: bytes) -> None:
+SEPARATORS = [b"", b"\n", b" ", b", ", b"abc", b"abcd", b"abcde", b"\0" * 9]
+
+
+@pytest.mark.parametrize("sep", SEPARATORS)
+def test_to_bytes_at_every_short_length(bytes_core: ModuleType, sep: bytes) -> None:
     # The compiled core sizes its output by counting the records 16 at a time, then
-    # writes 8 bytes a token until the last 8 bytes, which it copies by length: every
-    # count from 0 to 40 crosses each of those edges, with tokens of every length.
+    # (AVX2) writes 16 tokens at a time while more than a block's bytes remain, then 8
+    # bytes a token until the last 8 bytes, which it copies by length: every count from
+    # 0 to 120 crosses each of those edges, with tokens of every length.
     tokens = [t for t in EPIN_TOKENS if len(t) == 4] + list(EPIN_TOKENS)
-    for count in range(41):
+    for count in range(121):
         for start in (0, 3, 600):
             chosen = (tokens * 2)[start : start + count]
-            result = core.parse_many(chosen, True)
+            result = bytes_core.parse_many(chosen, True)
             assert result.to_bytes(sep) == sep.join(t.encode() for t in chosen)
 
 
-def test_to_bytes_of_every_token(core: ModuleType) -> None:
+@pytest.mark.parametrize("sep", SEPARATORS)
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_every_kernel_joins_the_same_bytes(bytes_core: ModuleType, sep: bytes, epin: bool) -> None:
+    # The AVX2 kernel packs the bytes of two tokens by one shuffle chosen by their two
+    # lengths: every token at each position of a 16-token block, and every two lengths
+    # at each position of a block.
+    tokens = EPIN_TOKENS if epin else PIN_TOKENS
+    by_length: dict[int, list[str]] = {}
+    for token in tokens:
+        by_length.setdefault(len(token), []).append(token)
+    pairs = [by_length[n][(5 * i + j) % len(by_length[n])]
+             for i, two in enumerate(itertools.product(sorted(by_length), repeat=2))
+             for j, n in enumerate(two)]  # fmt: skip
+    cases = [list(tokens[shift:] + tokens[:shift]) for shift in range(16)]
+    cases += [(pairs * 3)[shift : shift + 80] for shift in range(16)]
+    for chosen in cases:
+        result = bytes_core.parse_many(chosen, epin)
+        assert result.to_bytes(sep) == sep.join(t.encode() for t in chosen), chosen
+
+
+def test_to_bytes_of_every_token(bytes_core: ModuleType) -> None:
     for tokens in (EPIN_TOKENS, PIN_TOKENS):
-        result = core.parse_many(list(tokens) * 3, len(tokens) == len(EPIN_TOKENS))
+        result = bytes_core.parse_many(list(tokens) * 3, len(tokens) == len(EPIN_TOKENS))
         assert result.to_bytes(b"") == "".join(list(tokens) * 3).encode()
         assert result.to_bytes() == "\n".join(list(tokens) * 3).encode()
 

@@ -465,7 +465,7 @@ def test_empty_and_all_invalid_results_export(core: ModuleType) -> None:
 
 
 def export_cases(epin: bool) -> list[list[str | None]]:
-    """Entries for the AVX2 kernel's export (_export_fields.h), which writes 16 records
+    """Entries for the AVX2 kernel's export (_formats.h), which writes 16 records
     at a time and packs the bytes of four tokens by one shuffle chosen by their lengths:
     every token at each position of a block, every four lengths at each position of a
     group, a marked entry at each position of a block, and every count of a last

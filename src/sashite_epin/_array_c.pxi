@@ -35,6 +35,19 @@ cdef extern from "_records.h" nogil:
     enum: RECORD_KEYS "SASHITE_RECORD_KEYS"
     unsigned record_key "sashite_record_key"(const unsigned char* record)
 
+cdef extern from "_formats.h" nogil:
+    enum: SHAPES "SASHITE_SHAPES"
+    ctypedef struct shape_texts "sashite_shapes":
+        unsigned char length[SHAPES]
+    void shapes_build "sashite_shapes_build"(
+        shape_texts* t, const unsigned char (*token)[4], const unsigned char* length,
+        const unsigned char* sep, int sep_len)
+    void formats_init "sashite_formats_init"(
+        const unsigned char (*token)[4], const unsigned char* length)
+    int64_t join_avx2 "sashite_join_avx2"(
+        const unsigned char* records, int64_t n, const shape_texts* t, int sep_len,
+        unsigned char** out, const unsigned char* end)
+
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
         PyObject** ob_item
@@ -53,6 +66,10 @@ cdef unsigned char token_bytes[CODE_LIMIT][4]
 cdef unsigned char token_length[CODE_LIMIT]
 cdef PyObject* token_strs[CODE_LIMIT]
 cdef PyObject* strs_by_key[RECORD_KEYS]     # token_strs by record key (_records.h)
+# Each shape's token (state * 4 + terminal * 2 + derived) with the letter A of the
+# first side, for the AVX2 kernel's formatting by shape (_formats.h).
+cdef unsigned char shape_token[SHAPES][4]
+cdef unsigned char shape_length[SHAPES]     # 0 for a shape no token has
 cdef list kept_strs = []  # owns the references behind token_strs
 
 
@@ -64,6 +81,19 @@ cdef void build_format_tables() noexcept nogil:
         if code_is_valid(code):
             token_length[code] = format_token(code, <char*>token_bytes[code])
             code_record(code, record_of[code])
+
+
+cdef void build_shape_tables() noexcept nogil:
+    cdef unsigned char record[8]
+    cdef int shape, code
+    memset(shape_token, 0, sizeof(shape_token))
+    memset(shape_length, 0, sizeof(shape_length))
+    for shape in range(12):
+        record[:5] = [65, 0, shape >> 2, (shape >> 1) & 1, shape & 1]
+        code = record_code(record)
+        memcpy(shape_token[shape], token_bytes[code], 4)
+        shape_length[shape] = token_length[code]
+    formats_init(shape_token, shape_length)
 
 
 cdef void keep_token_strs():
@@ -95,6 +125,7 @@ cdef void check_record_sums() except *:
 
 
 build_format_tables()
+build_shape_tables()
 check_record_sums()
 keep_token_strs()  # after the check: every token's record key is then its own
 
@@ -308,8 +339,11 @@ cdef class TokenArray:
         # collections.abc when the module loads, a third of the import time.
         cdef bytes sep_bytes = sep if type(sep) is bytes else bytes(memoryview(sep).cast("B"))
         cdef const unsigned char* separator = sep_bytes
-        cdef Py_ssize_t sep_len = len(sep_bytes), total
+        cdef Py_ssize_t sep_len = len(sep_bytes), total, done
         cdef char* out
+        cdef unsigned char* at
+        cdef JoinTable own
+        cdef const JoinTable* table = NULL
         self.first_marked()
         if self.count == 0:
             return b""
@@ -322,8 +356,19 @@ cdef class TokenArray:
         result = PyBytes_FromStringAndSize(NULL, total)
         out = PyBytes_AS_STRING(result)
         with nogil:
-            if sep_len <= 4:
-                join_short(self.records, self.count, separator, sep_len, out, total)
+            if sep_len == 1 and separator[0] in b"\n ":  # built once, at import
+                table = &JOIN_NEWLINE if separator[0] == b"\n" else &JOIN_SPACE
+            elif sep_len <= 4:
+                fill_join_table(&own, separator, sep_len)  # a few microseconds
+                table = &own
+            if table != NULL:
+                done = 0
+                at = <unsigned char*>out
+                if bytes_kernel_id == SASHITE_KERNEL_AVX2:  # 16 tokens at a time
+                    done = join_avx2(self.records, self.count, &table.shapes, sep_len, &at,
+                                     <unsigned char*>out + total)
+                join_short(self.records + 5 * done, self.count - done, table, separator,
+                           sep_len, <char*>at, total - (at - <unsigned char*>out))
             else:
                 join_tokens(self.records, self.count, separator, sep_len, out)
         return result
@@ -410,30 +455,45 @@ cdef class TokenArray:
         return _frames.to_polars(self)
 
 
-cdef void join_short(const unsigned char* records, Py_ssize_t count,
-                     const unsigned char* sep, Py_ssize_t sep_len, char* out,
-                     Py_ssize_t size) noexcept nogil:
-    """join_tokens for a separator of at most 4 bytes, into exactly size bytes.  Each
-    token and its separator are one 8-byte store from a table made for this separator,
-    indexed by the record's key, so no copy depends on a length; the last tokens, whose
-    8 bytes would run past the end, are copied by length."""
-    cdef unsigned char with_sep[RECORD_KEYS][8]
-    cdef unsigned char length[RECORD_KEYS]
-    cdef Py_ssize_t i
+cdef struct JoinTable:  # what to_bytes needs for one separator of at most 4 bytes
+    unsigned char with_sep[RECORD_KEYS][8]  # each token then the separator, by record key
+    unsigned char length[RECORD_KEYS]
+    shape_texts shapes  # the same texts by shape, for the AVX2 kernel (_formats.h)
+
+
+cdef void fill_join_table(JoinTable* table, const unsigned char* sep,
+                          Py_ssize_t sep_len) noexcept nogil:
     cdef unsigned key
     cdef int code
-    cdef char* last = out + size - 8  # an 8-byte store at or before it stays inside
     for code in range(CODE_LIMIT):
         if token_length[code]:
             key = record_key(record_of[code])
-            memcpy(with_sep[key], token_bytes[code], 4)
-            memcpy(with_sep[key] + token_length[code], sep, sep_len)
-            length[key] = <unsigned char>(token_length[code] + sep_len)
-    i = 0
+            memcpy(table.with_sep[key], token_bytes[code], 4)
+            memcpy(table.with_sep[key] + token_length[code], sep, sep_len)
+            table.length[key] = <unsigned char>(token_length[code] + sep_len)
+    shapes_build(&table.shapes, shape_token, shape_length, sep, <int>sep_len)
+
+
+# The separators parse_many reads, so that joining by them costs no table per call.
+cdef JoinTable JOIN_NEWLINE, JOIN_SPACE
+fill_join_table(&JOIN_NEWLINE, b"\n", 1)
+fill_join_table(&JOIN_SPACE, b" ", 1)
+
+
+cdef void join_short(const unsigned char* records, Py_ssize_t count,
+                     const JoinTable* table, const unsigned char* sep, Py_ssize_t sep_len,
+                     char* out, Py_ssize_t size) noexcept nogil:
+    """join_tokens for a separator of at most 4 bytes, into exactly size bytes.  Each
+    token and its separator are one 8-byte store from the separator's table, indexed
+    by the record's key, so no copy depends on a length; the last tokens, whose 8 bytes
+    would run past the end, are copied by length."""
+    cdef Py_ssize_t i = 0
+    cdef unsigned key
+    cdef char* last = out + size - 8  # an 8-byte store at or before it stays inside
     while i < count and out <= last:
         key = record_key(records + 5 * i)
-        memcpy(out, with_sep[key], 8)
-        out += length[key]
+        memcpy(out, table.with_sep[key], 8)
+        out += table.length[key]
         i += 1
     join_tokens(records + 5 * i, count - i, sep, sep_len, out)
 

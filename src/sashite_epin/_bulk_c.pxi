@@ -187,14 +187,14 @@ KERNELS = tuple(KERNEL_NAMES[i] for i in reversed(range(SASHITE_KERNEL_COUNT))
 
 def bytes_kernel():
     """The name of the kernel parse_many uses for byte buffers and Arrow string
-    columns, and a result's Arrow export for its columns."""
+    columns, and a result's Arrow export and to_bytes() for their output."""
     return KERNEL_NAMES[bytes_kernel_id]
 
 
 def use_bytes_kernel(name):
     """Make parse_many use kernel `name` (one of KERNELS) for byte buffers and Arrow
-    string columns, and the Arrow export for its columns; returns the one used
-    before.  For tests and benchmarks: every kernel gives the same results."""
+    string columns, and the Arrow export and to_bytes() for their output; returns the
+    one used before.  For tests and benchmarks: every kernel gives the same results."""
     global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "

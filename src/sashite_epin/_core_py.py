@@ -98,14 +98,14 @@ KERNELS = ("python",)
 
 def bytes_kernel() -> str:
     """The name of the kernel parse_many uses for byte buffers and Arrow string
-    columns, and a result's Arrow export for its columns."""
+    columns, and a result's Arrow export and to_bytes() for their output."""
     return KERNELS[0]
 
 
 def use_bytes_kernel(name: str) -> str:
     """Make parse_many use kernel `name` (one of KERNELS) for byte buffers and Arrow
-    string columns, and the Arrow export for its columns; returns the one used
-    before.  For tests and benchmarks: every kernel gives the same results."""
+    string columns, and the Arrow export and to_bytes() for their output; returns the
+    one used before.  For tests and benchmarks: every kernel gives the same results."""
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)}, not {name!r}")
     return KERNELS[0]

@@ -11,7 +11,7 @@
 # An entry marked invalid is null in every field (the struct itself has no nulls: it is
 # read as a record batch, whose rows cannot be null).  The dictionaries'
 # indices are the record's side and state numbers, so no table is needed.  Under the
-# AVX2 kernel every field is written 16 records at a time (_export_fields.h); the
+# AVX2 kernel every field is written 16 records at a time (_formats.h); the
 # scalar loops below write the rest, and everything under the other kernels.
 
 from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_New
@@ -33,10 +33,7 @@ cdef extern from "_arrow_export.h" nogil:
     void array_capsule_free "sashite_array_capsule_free"(object capsule) noexcept
     void stream_capsule_free "sashite_stream_capsule_free"(object capsule) noexcept
 
-cdef extern from "_export_fields.h" nogil:
-    enum: SHAPES "SASHITE_SHAPES"
-    void export_build_tables "sashite_export_build_tables"(
-        const unsigned char (*token)[4], const unsigned char* length)
+cdef extern from "_formats.h" nogil:
     int64_t export_fields_avx2 "sashite_export_fields_avx2"(
         const unsigned char* records, int64_t n, int32_t* offsets, unsigned char* data,
         int32_t* at, int8_t* abbr, int8_t* side, int8_t* state, uint8_t* terminal,
@@ -59,26 +56,6 @@ cdef const char* STATE_WORDS = b"normalenhanceddiminished"
 cdef int32_t STATE_OFFSETS[4]
 SIDE_OFFSETS[:] = [0, 5, 11]
 STATE_OFFSETS[:] = [0, 6, 14, 24]
-
-
-cdef void build_shape_tables() noexcept nogil:
-    """The AVX2 kernel's token of each shape (state * 4 + terminal * 2 + derived), with
-    the letter A of the first side, from the core's own formatting (_export_fields.h)."""
-    cdef unsigned char token[SHAPES][4]
-    cdef unsigned char length[SHAPES]
-    cdef unsigned char record[8]
-    cdef int shape, code
-    memset(token, 0, sizeof(token))
-    memset(length, 0, sizeof(length))
-    for shape in range(12):
-        record[:5] = [65, 0, shape >> 2, (shape >> 1) & 1, shape & 1]
-        code = record_code(record)
-        memcpy(token[shape], token_bytes[code], 4)
-        length[shape] = token_length[code]
-    export_build_tables(token, length)
-
-
-build_shape_tables()
 
 
 cdef int tokens_schema(ArrowSchema* out, int epin) noexcept nogil:
