@@ -188,6 +188,17 @@ def make_targets():  # type: ignore[no-untyped-def]
             assert got[3] == bad[0] and got[5] == words[bad[0]], (raw, got)
         if words and not any(w.endswith(b"\x00") for w in words):
             assert same("parse_many", np.array(words), epin, "mark")[2] == bad
+        if words and not bad:
+            # Formatted back, repeated past 200 bytes where to_bytes's SIMD kernel takes
+            # whole blocks: every kernel joins the tokens as they were read.
+            sep = (b"", b"\n", b", ", b"abcd", b"abcde")[offset % 5]
+            tokens = words * (1 + 200 // len(words))
+
+            def joins(kernel: str) -> None:
+                joined = compiled.parse_many(b" ".join(tokens), epin).to_bytes(sep)
+                assert joined == sep.join(tokens), (kernel, tokens, sep)
+
+            under_every_kernel(joins)
 
     def scan(data: bytes) -> None:
         fdp = atheris.FuzzedDataProvider(data)
