@@ -75,21 +75,24 @@ def joined(tokens: list[str], rng: random.Random) -> bytes:
 def test_the_best_kernel_this_cpu_runs_is_the_default() -> None:
     for core in COMPILED:
         assert core.KERNELS[-1] == "portable"
-        assert set(core.KERNELS) <= {"avx2", "sse2", "portable"}
+        assert set(core.KERNELS) <= {"avx512", "avx2", "sse2", "portable"}
         if "SASHITE_EPIN_KERNEL" not in os.environ:
             assert core.bytes_kernel() == core.KERNELS[0]
     assert sashite_epin.BYTES_KERNEL in {k for core in CORES for k in core.KERNELS}
     assert "BYTES_KERNEL" in dir(sashite_epin)
 
 
-def test_an_x86_64_build_runs_sse2_and_avx2_where_the_cpu_has_it() -> None:
+def test_an_x86_64_build_runs_sse2_avx2_and_avx512_where_the_cpu_has_them() -> None:
     if not COMPILED or os.uname().machine not in ("x86_64", "AMD64"):
         pytest.skip("the SIMD kernels are x86-64's")
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((line.split() for line in cpuinfo if line.startswith("flags")), [])
+    # the kernel's instructions: byte compares into masks, byte compress, byte permute
+    avx512 = {"avx512f", "avx512bw", "avx512vl", "avx512vbmi", "avx512_vbmi2"}
     for core in COMPILED:
         assert "sse2" in core.KERNELS
-        with open("/proc/cpuinfo") as cpuinfo:
-            flags = next((line.split() for line in cpuinfo if line.startswith("flags")), [])
         assert ("avx2" in core.KERNELS) == ("avx2" in flags)
+        assert ("avx512" in core.KERNELS) == ("avx2" in flags and avx512 <= set(flags))
 
 
 def test_switching_kernels_is_visible_and_checked(core: ModuleType) -> None:
@@ -180,6 +183,24 @@ def test_every_short_byte_string_around_a_block_edge(core: ModuleType, kernel: s
     strings += [a + b + c for a in alphabet for b in alphabet for c in alphabet]
     lead = b"K " * 30
     inputs = [lead + s + b" P" for s in strings] + [lead + b"k" + s for s in strings]
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_the_densest_blocks_and_every_batch_length(core: ModuleType, kernel: str) -> None:
+    # One-letter tokens put a letter on every other byte: 32 tokens to a block, the
+    # most a block can hold, starting at either parity.  The kernels write the records
+    # of whole batches of tokens, some in groups of 8: every count around those sizes,
+    # so every group leaves every remainder, in dense and in sparse text.
+    rng = random.Random(5)
+    letters = [chr(c) for c in range(65, 91)] + [chr(c) for c in range(97, 123)]
+    inputs = []
+    for count in [*range(0, 41), *range(1000, 1050), 2048, 2049, 4101]:
+        dense = rng.choices(letters, k=count)
+        inputs.append(" ".join(dense).encode())
+        inputs.append((" " + "\n".join(dense)).encode())
+        inputs.append(" ".join(rng.choices(EPIN_TOKENS, k=count)).encode())
     assert_same_as_portable(core, kernel, inputs)
 
 

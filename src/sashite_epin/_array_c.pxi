@@ -364,7 +364,7 @@ cdef class TokenArray:
             if table != NULL:
                 done = 0
                 at = <unsigned char*>out
-                if bytes_kernel_id == SASHITE_KERNEL_AVX2:  # 16 tokens at a time
+                if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # 16 tokens at a time
                     done = join_avx2(self.records, self.count, &table.shapes, sep_len, &at,
                                      <unsigned char*>out + total)
                 join_short(self.records + 5 * done, self.count - done, table, separator,

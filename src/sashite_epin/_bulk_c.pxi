@@ -43,6 +43,7 @@ cdef extern from "_kernels.h" nogil:
         SASHITE_KERNEL_PORTABLE
         SASHITE_KERNEL_SSE2
         SASHITE_KERNEL_AVX2
+        SASHITE_KERNEL_AVX512
         SASHITE_KERNEL_COUNT
         SASHITE_DECODED
         SASHITE_STOPPED
@@ -148,7 +149,10 @@ build_bulk_tables()
 # The bytes kernel: which one runs, and the record table it writes from.
 
 # Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import.
-cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2")
+# By id, each kernel's CPU running every loop the ones before it have: where only an
+# AVX2 loop exists (Arrow columns, the export, to_bytes), "bytes_kernel_id >=
+# SASHITE_KERNEL_AVX2" runs it under the AVX-512 kernel too.
+cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2", "avx512")
 cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
 cdef unsigned short code_of_index[SASHITE_RECORD_INDEXES]  # the same tokens' codes
 cdef int bytes_kernel_id = SASHITE_KERNEL_PORTABLE

@@ -144,7 +144,7 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         if not epin:
             free(derived)
         return -1
-    if bytes_kernel_id == SASHITE_KERNEL_AVX2:  # every field, 16 records at a time
+    if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # every field, 16 records at a time
         start = export_fields_avx2(records, n, token_offsets, token_data, &at, letter, side,
                                    state, terminal, derived)
     # The rest (all of it under the other kernels): one pass per group of columns, few

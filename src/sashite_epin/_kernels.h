@@ -1,8 +1,8 @@
-/* The bytes path's hot loop (parse_many over whitespace-separated tokens), in three
+/* The bytes path's hot loop (parse_many over whitespace-separated tokens), in four
  * kernels that give identical results: portable (plain C, on every CPU: the exact
- * scanner of _bulk_c.pxi alone), SSE2 (every x86-64) and AVX2 (chosen at run time, so
- * one wheel runs on any x86-64).  _bulk_c.pxi picks one; the exact scanner reads
- * whatever a SIMD kernel does not accept.
+ * scanner of _bulk_c.pxi alone), SSE2 (every x86-64), AVX2 and AVX-512 (each chosen at
+ * run time, so one wheel runs on any x86-64).  _bulk_c.pxi picks one; the exact scanner
+ * reads whatever a SIMD kernel does not accept.
  *
  * A SIMD kernel decodes 64 bytes at a time without a per-byte branch:
  *
@@ -19,8 +19,9 @@
  *    exact scanner, which gives the error's index and reason.
  * 3. Records.  Each token has one letter; its byte and the flags read around it (a '+'
  *    or '-' before, a '^' after, a '\'' after the letter or its '^') index a table of the 5-byte
- *    records, so writing a token is a load and a store.  The table is built by the core
- *    from its own codes: what a token means stays there.
+ *    records, so writing a token is a load and a store (AVX-512: eight tokens a gather,
+ *    a permute and a store).  The table is built by the core from its own codes: what a
+ *    token means stays there.
  *
  * A kernel stops at the first block that fails step 2 and says where the exact scanner
  * must start: the first token it did not write. */
@@ -41,7 +42,8 @@ enum {
     SASHITE_KERNEL_PORTABLE = 0,
     SASHITE_KERNEL_SSE2 = 1,
     SASHITE_KERNEL_AVX2 = 2,
-    SASHITE_KERNEL_COUNT = 3
+    SASHITE_KERNEL_AVX512 = 3,
+    SASHITE_KERNEL_COUNT = 4
 };
 
 /* What a decoding kernel returns. */
@@ -210,6 +212,63 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
     return (uint64_t)(uint32_t)_mm256_movemask_epi8(s0)
            | (uint64_t)(uint32_t)_mm256_movemask_epi8(s1) << 32;
 }
+
+/* AVX-512 (BW for byte compares into mask registers, VBMI2 for byte compress, VBMI
+ * for the byte permute that packs records): the whole block in one register, each
+ * class one compare into a 64-bit mask, no movemask.  Its block hands the letters'
+ * record indexes already in token order: index[0..31] are those of the block's first
+ * 32 letters (a block that passes step 2 has at most 32: each token but one ends
+ * with a separator inside the block), compressed from the letter bytes and their
+ * flag bytes.  So its step 3 is a copy.  scan_many reads indexes by byte position:
+ * under this kernel it runs the AVX2 block loop (sashite_scan_kernel). */
+#define SASHITE_AVX512_TARGET                                                               \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,popcnt,bmi")))
+
+SASHITE_AVX512_TARGET
+static inline __mmask64 sashite_sep_avx512(__m512i v) {
+    return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(32))
+           | _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(9)), _mm512_set1_epi8(4));
+}
+
+SASHITE_AVX512_TARGET
+static inline uint64_t sashite_sep_mask64_avx512(const unsigned char *p) {
+    return (uint64_t)sashite_sep_avx512(_mm512_loadu_si512((const void *)p));
+}
+
+SASHITE_AVX512_TARGET
+static inline void sashite_block_avx512(const unsigned char *q, sashite_classes *c,
+                                        uint16_t *index) {
+    __m512i v = _mm512_loadu_si512((const void *)q);
+    __m512i prev = _mm512_loadu_si512((const void *)(q - 1));
+    __m512i next = _mm512_loadu_si512((const void *)(q + 1));
+    __m512i after = _mm512_loadu_si512((const void *)(q + 2));
+    __m512i caret = _mm512_set1_epi8('^'), apos = _mm512_set1_epi8('\''),
+            plus = _mm512_set1_epi8('+'), minus = _mm512_set1_epi8('-');
+    __mmask64 letter = _mm512_cmple_epu8_mask(
+        _mm512_sub_epi8(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), _mm512_set1_epi8('a')),
+        _mm512_set1_epi8(25));
+    __mmask64 terminal = _mm512_cmpeq_epi8_mask(next, caret);
+    __mmask64 derived = _mm512_cmpeq_epi8_mask(next, apos)
+                        | (terminal & _mm512_cmpeq_epi8_mask(after, apos));
+    /* each byte's flags, by merging adds (a byte is never both '+' and '-') */
+    __m512i flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, plus),
+                                          _mm512_set1_epi8(SASHITE_FLAG_PLUS));
+    __m512i letters, their_flags;
+    flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, minus),
+                                 _mm512_set1_epi8(SASHITE_FLAG_MINUS));
+    flags = _mm512_mask_add_epi8(flags, terminal, flags, _mm512_set1_epi8(SASHITE_FLAG_TERMINAL));
+    flags = _mm512_mask_add_epi8(flags, derived, flags, _mm512_set1_epi8(SASHITE_FLAG_DERIVED));
+    c->sep = (uint64_t)sashite_sep_avx512(v);
+    c->modifier = (uint64_t)(_mm512_cmpeq_epi8_mask(v, plus) | _mm512_cmpeq_epi8_mask(v, minus));
+    c->letter = (uint64_t)letter;
+    c->caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, caret);
+    c->apostrophe = (uint64_t)_mm512_cmpeq_epi8_mask(v, apos);
+    letters = _mm512_maskz_compress_epi8(letter, v);
+    their_flags = _mm512_maskz_compress_epi8(letter, flags);
+    _mm512_storeu_si512((void *)index, _mm512_or_si512(
+        _mm512_cvtepu8_epi16(_mm512_castsi512_si256(letters)),
+        _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(their_flags)), 8)));
+}
 #endif
 
 /* ---- counting tokens, the same code for every kernel ------------------------------- */
@@ -237,7 +296,8 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
 
 /* ---- step 3: the letters' record indexes, in token order ------------------------------
  * sashite_compress_K(index, letters, to): index[i] for each set bit i of letters, in
- * order, to to[0..]; writes up to 8 entries past the last; returns how many. */
+ * order, to to[0..]; writes up to 8 entries past the last (AVX-512: always 32 in all);
+ * returns how many. */
 
 static inline int sashite_compress_scalar(const uint16_t *index, uint64_t letters,
                                           uint16_t *to) {
@@ -282,8 +342,49 @@ static inline int sashite_compress_avx2(const uint16_t *index, uint64_t letters,
     }
     return (int)_mm_popcnt_u64(letters);
 }
+
+/* The AVX-512 block compressed already: 32 entries (64 bytes) in one copy. */
+SASHITE_AVX512_TARGET
+static inline int sashite_compress_avx512(const uint16_t *index, uint64_t letters,
+                                          uint16_t *to) {
+    _mm512_storeu_si512((void *)to, _mm512_loadu_si512((const void *)index));
+    return (int)_mm_popcnt_u64(letters);
+}
 #else
 static void sashite_build_gather_table(void) {}
+#endif
+
+/* ---- step 4: the records of a batch of indexes ---------------------------------------
+ * sashite_write_K(out, records, batch, m): records[batch[t]] to out + 5 t, t < m. */
+
+/* One 8-byte store each: its last 3 bytes land in the next record, written after. */
+static inline void sashite_write_scalar(unsigned char *out, const uint64_t *records,
+                                        const uint16_t *batch, Py_ssize_t m) {
+    Py_ssize_t t;
+    for (t = 0; t < m; t++)
+        memcpy(out + 5 * t, &records[batch[t]], 8);
+}
+
+#ifdef SASHITE_EPIN_AVX2
+/* Eight records by one gather from the table (32 KB: it stays in L1), packed to their
+ * 40 bytes by one byte permute, one masked store. */
+SASHITE_AVX512_TARGET
+static inline void sashite_write_avx512(unsigned char *out, const uint64_t *records,
+                                        const uint16_t *batch, Py_ssize_t m) {
+    /* byte j of the 40 is byte j % 5 of record j / 5 */
+    const __m512i pack = _mm512_set_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        60, 59, 58, 57, 56, 52, 51, 50, 49, 48, 44, 43, 42, 41, 40, 36, 35, 34, 33, 32,
+        28, 27, 26, 25, 24, 20, 19, 18, 17, 16, 12, 11, 10, 9, 8, 4, 3, 2, 1, 0);
+    Py_ssize_t t;
+    for (t = 0; t + 8 <= m; t += 8) {
+        __m256i at = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(batch + t)));
+        __m512i r = _mm512_i32gather_epi64(at, (const void *)records, 8);
+        _mm512_mask_storeu_epi8((void *)(out + 5 * t), (__mmask64)0xFFFFFFFFFFULL,
+                                _mm512_permutexvar_epi8(pack, r));
+    }
+    sashite_write_scalar(out + 5 * t, records, batch + t, m - t);
+}
 #endif
 
 /* ---- decoding, the same code for every SIMD kernel -------------------------------- */
@@ -296,7 +397,7 @@ static void sashite_build_gather_table(void) {}
  * must end a token or be a separator.  records: SASHITE_RECORD_INDEXES 8-byte records,
  * by letter byte | flags << 8.  On SASHITE_STOPPED, *at is the start of the first token
  * not written and *k its index; the exact scanner goes on from there. */
-#define SASHITE_DEFINE_DECODE(NAME, ATTR, BLOCK, COMPRESS)                                  \
+#define SASHITE_DEFINE_DECODE(NAME, ATTR, BLOCK, COMPRESS, WRITE)                                \
     ATTR static int NAME(const unsigned char *p, Py_ssize_t size, Py_ssize_t *at,          \
                          Py_ssize_t *k_at, Py_ssize_t count, unsigned char *out,           \
                          const uint64_t *records, int epin) {                              \
@@ -339,8 +440,7 @@ static void sashite_build_gather_table(void) {}
                 return SASHITE_OVERFLOW;                                                  \
             m += COMPRESS(index, c.letter, batch + m);                                    \
             if (m >= SASHITE_BATCH) {                                                     \
-                for (t = 0; t < m; t++)                                                   \
-                    memcpy(out + 5 * (k + t), &records[batch[t]], 8);                     \
+                WRITE(out + 5 * k, records, batch, m);                                    \
                 k += m, m = 0;                                                            \
             }                                                                             \
             was_sep = c.sep >> 63, was_modifier = c.modifier >> 63;                       \
@@ -348,8 +448,7 @@ static void sashite_build_gather_table(void) {}
             before = q[63];                                                               \
             pos += 64;                                                                    \
         }                                                                                 \
-        for (t = 0; t < m; t++)                                                           \
-            memcpy(out + 5 * (k + t), &records[batch[t]], 8);                             \
+        WRITE(out + 5 * k, records, batch, m);                                            \
         k += m;                                                                           \
         if (status == SASHITE_DECODED && !was_modifier) {                                 \
             *at = size, *k_at = k;                                                        \
@@ -447,15 +546,20 @@ static void sashite_build_gather_table(void) {}
 SASHITE_DEFINE_COUNT(sashite_count_portable, , sashite_sep_mask64_portable, sashite_popcount64)
 #ifdef SASHITE_EPIN_SSE2
 SASHITE_DEFINE_COUNT(sashite_count_sse2, , sashite_sep_mask64, sashite_popcount64)
-SASHITE_DEFINE_DECODE(sashite_decode_sse2, , sashite_block_sse2, sashite_compress_scalar)
+SASHITE_DEFINE_DECODE(sashite_decode_sse2, , sashite_block_sse2, sashite_compress_scalar,
+                      sashite_write_scalar)
 SASHITE_DEFINE_SCAN(sashite_scan_sse2, , sashite_block_sse2)
 #endif
 #ifdef SASHITE_EPIN_AVX2
 SASHITE_DEFINE_COUNT(sashite_count_avx2, SASHITE_AVX2_TARGET, sashite_sep_mask64_avx2,
                      __builtin_popcountll)
 SASHITE_DEFINE_DECODE(sashite_decode_avx2, SASHITE_AVX2_TARGET, sashite_block_avx2,
-                      sashite_compress_avx2)
+                      sashite_compress_avx2, sashite_write_scalar)
 SASHITE_DEFINE_SCAN(sashite_scan_avx2, SASHITE_AVX2_TARGET, sashite_block_avx2)
+SASHITE_DEFINE_COUNT(sashite_count_avx512, SASHITE_AVX512_TARGET, sashite_sep_mask64_avx512,
+                     __builtin_popcountll)
+SASHITE_DEFINE_DECODE(sashite_decode_avx512, SASHITE_AVX512_TARGET, sashite_block_avx512,
+                      sashite_compress_avx512, sashite_write_avx512)
 #endif
 
 typedef Py_ssize_t (*sashite_count_fn)(const unsigned char *, Py_ssize_t);
@@ -479,6 +583,11 @@ static int sashite_kernel_runs(int kernel) {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")
                && __builtin_cpu_supports("bmi");
+    case SASHITE_KERNEL_AVX512:
+        __builtin_cpu_init();
+        return sashite_kernel_runs(SASHITE_KERNEL_AVX2) && __builtin_cpu_supports("avx512f")
+               && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+               && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
 #endif
     default:
         return 0;
@@ -488,6 +597,8 @@ static int sashite_kernel_runs(int kernel) {
 static sashite_count_fn sashite_count_kernel(int kernel) {
     switch (kernel) {
 #ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512:
+        return sashite_count_avx512;
     case SASHITE_KERNEL_AVX2:
         return sashite_count_avx2;
 #endif
@@ -503,6 +614,8 @@ static sashite_count_fn sashite_count_kernel(int kernel) {
 static sashite_decode_fn sashite_decode_kernel(int kernel) {
     switch (kernel) {
 #ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512:
+        return sashite_decode_avx512;
     case SASHITE_KERNEL_AVX2:
         return sashite_decode_avx2;
 #endif
@@ -519,6 +632,7 @@ static sashite_decode_fn sashite_decode_kernel(int kernel) {
 static sashite_scan_fn sashite_scan_kernel(int kernel) {
     switch (kernel) {
 #ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512: /* its block compresses: scan_many reads by position */
     case SASHITE_KERNEL_AVX2:
         return sashite_scan_avx2;
 #endif
