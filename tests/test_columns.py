@@ -198,7 +198,7 @@ def views(values: list[tuple[int, int, int]]) -> Patched:
     return Patched(like, raw)
 
 
-LONG = 64  # entries: several of the AVX2 kernel's groups of 8 before and after the break
+LONG = 64  # entries: several of the SIMD kernels' groups of 8 before and after the break
 
 
 @pytest.mark.parametrize(
@@ -214,6 +214,10 @@ LONG = 64  # entries: several of the AVX2 kernel's groups of 8 before and after 
         offsets([*range(LONG), 10, *range(LONG + 1, 2 * LONG + 1)]),
         offsets([*range(LONG), -8, *range(LONG + 1, 2 * LONG + 1)]),
         offsets([*range(LONG), 2**31 - 1, *range(LONG + 1, 2 * LONG + 1)]),  # past the data
+        # a last offset below 3: no entry has 4 bytes to read, however far the others
+        # point (a test of start < end - 3 must not wrap): a read there would crash
+        offsets([0, *range(2**31 - 2 * LONG - 1, 2**31 - 1), 2]),
+        offsets([0, *range(2**40, 2**40 + 2 * LONG), 2], large=True),
         # lengths whose low 32 bits are 1: a group must not read them as 1
         offsets([*range(LONG), 2**32 + LONG, *range(LONG + 1, 2 * LONG + 1)], large=True),
         offsets([*range(LONG), -(2**32) + LONG, *range(LONG + 1, 2 * LONG + 1)], large=True),
@@ -231,6 +235,8 @@ LONG = 64  # entries: several of the AVX2 kernel's groups of 8 before and after 
         "backwards among many",
         "negative among many",
         "past the data among many",
+        "last offset below 3",
+        "large last offset below 3",
         "large 2**32 among many",
         "large below zero among many",
         "view length among many",
@@ -245,9 +251,10 @@ def test_malformed_arrow_data_is_a_clear_error_and_read_no_further(
             bytes_core.parse_many(column, True, errors=errors)
 
 
-# The compiled core's AVX2 kernel reads utf8, large_utf8 and string_view columns 8
-# entries at a time and writes a group only when all 8 are tokens (_columns.h); any
-# other group goes to the exact loop.  So a string shows what the kernel accepts only
+# The compiled core's AVX2 and AVX-512 kernels read utf8, large_utf8 and string_view
+# columns 8 entries at a time and write a group only when all 8 are tokens
+# (_columns.h); any other group goes to the exact loop.  So a string shows what a kernel
+# accepts only
 # among 7 tokens: each one below is put at each position of such a group.
 LAYOUTS = {"utf8": pa.string(), "large_utf8": pa.large_string(), "string_view": pa.string_view()}
 

@@ -53,8 +53,9 @@ cdef extern from "_arrow.h" nogil:
     const char* stream_error "sashite_stream_error"(ArrowArrayStream* s)
 
 cdef extern from "_columns.h" nogil:
-    # The AVX2 kernel's readers: entries i.. to count - 1 in groups of 8, each returning
-    # the first entry it did not write (the exact loops below read on from there).
+    # The SIMD kernels' readers: entries i.. to count - 1 in groups of 8, each returning
+    # the first entry it did not write (the exact loops below read on from there).  The
+    # AVX-512 ones differ in how they write (_columns.h).
     Py_ssize_t offsets32_avx2 "sashite_offsets32_avx2"(
         const unsigned char* data, const int32_t* o, Py_ssize_t i, Py_ssize_t count,
         int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
@@ -64,6 +65,17 @@ cdef extern from "_columns.h" nogil:
         int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
         const uint64_t* records, int epin)
     Py_ssize_t views_avx2 "sashite_views_avx2"(
+        const unsigned char* v, Py_ssize_t i, Py_ssize_t count, const uint8_t* bits,
+        int64_t bit, unsigned char* out, const uint64_t* records, int epin)
+    Py_ssize_t offsets32_avx512 "sashite_offsets32_avx512"(
+        const unsigned char* data, const int32_t* o, Py_ssize_t i, Py_ssize_t count,
+        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+        const uint64_t* records, int epin)
+    Py_ssize_t offsets64_avx512 "sashite_offsets64_avx512"(
+        const unsigned char* data, const int64_t* o, Py_ssize_t i, Py_ssize_t count,
+        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+        const uint64_t* records, int epin)
+    Py_ssize_t views_avx512 "sashite_views_avx512"(
         const unsigned char* v, Py_ssize_t i, Py_ssize_t count, const uint8_t* bits,
         int64_t bit, unsigned char* out, const uint64_t* records, int epin)
 
@@ -371,10 +383,10 @@ ctypedef fused offset_t:
 cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                       bint epin) noexcept nogil:
     """utf8 / large_utf8 without a parent: the hot loop, everything in locals.  The AVX2
-    kernel (_columns.h) takes whole groups of 8 valid entries; the group it stops at, or
-    every entry under another kernel, comes here: a token of 1-4 bytes whose 4-byte
-    window lies within what the offsets span is decoded by the branch-free fast_code;
-    anything else goes to entry_code and sink_put, which decide and report."""
+    and AVX-512 kernels (_columns.h) take whole groups of 8 valid entries; the group
+    they stop at, or every entry under another kernel, comes here: a token of 1-4 bytes
+    whose 4-byte window lies within what the offsets span is decoded by the branch-free
+    fast_code; anything else goes to entry_code and sink_put, which decide and report."""
     # Everything the loop reads from the structs is copied to locals first: the record
     # stores go through a char pointer, which may alias anything, and would otherwise
     # force a reload of each field on every entry.
@@ -388,9 +400,18 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
     cdef bint simd = bytes_kernel_id >= SASHITE_KERNEL_AVX2
+    cdef bint wide = bytes_kernel_id >= SASHITE_KERNEL_AVX512
     while i < length:
         upto = length
-        if simd:
+        if wide:
+            if offset_t is int32_t:
+                i = offsets32_avx512(data, o, i, length, end, bits, first, out,
+                                     records_by_index, epin)
+            else:
+                i = offsets64_avx512(data, o, i, length, end, bits, first, out,
+                                     records_by_index, epin)
+            upto = min(i + 8, length)
+        elif simd:
             if offset_t is int32_t:
                 i = offsets32_avx2(data, o, i, length, end, bits, first, out,
                                    records_by_index, epin)
@@ -423,10 +444,11 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
 
 
 cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
-    """string_view without a parent: the hot loop.  The AVX2 kernel (_columns.h) takes
-    whole groups of 8 valid entries; otherwise a token (1-4 bytes) always sits inline in
-    its 16-byte view, so the common case reads the view alone; longer or invalid entries
-    go to entry_code and sink_put, which check, decide and report."""
+    """string_view without a parent: the hot loop.  The AVX2 and AVX-512 kernels
+    (_columns.h) take whole groups of 8 valid entries; otherwise a token (1-4 bytes)
+    always sits inline in its 16-byte view, so the common case reads the view alone;
+    longer or invalid entries go to entry_code and sink_put, which check, decide and
+    report."""
     cdef const ArrowArray* a = values.values
     cdef const unsigned char* view = <const unsigned char*>a.buffers[1] + 16 * a.offset
     cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
@@ -436,9 +458,13 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
     cdef bint simd = bytes_kernel_id >= SASHITE_KERNEL_AVX2
+    cdef bint wide = bytes_kernel_id >= SASHITE_KERNEL_AVX512
     while i < length:
         upto = length
-        if simd:
+        if wide:
+            i = views_avx512(view, i, length, bits, first, out, records_by_index, epin)
+            upto = min(i + 8, length)
+        elif simd:
             i = views_avx2(view, i, length, bits, first, out, records_by_index, epin)
             upto = min(i + 8, length)
         for e in range(i, upto):

@@ -150,8 +150,8 @@ build_bulk_tables()
 
 # Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import.
 # By id, each kernel's CPU running every loop the ones before it have: where only an
-# AVX2 loop exists (Arrow columns, the export, to_bytes), "bytes_kernel_id >=
-# SASHITE_KERNEL_AVX2" runs it under the AVX-512 kernel too.
+# AVX2 loop exists (the export, to_bytes), "bytes_kernel_id >= SASHITE_KERNEL_AVX2"
+# runs it under the AVX-512 kernel too.
 cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2", "avx512")
 cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
 cdef unsigned short code_of_index[SASHITE_RECORD_INDEXES]  # the same tokens' codes

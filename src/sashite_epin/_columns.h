@@ -1,10 +1,11 @@
-/* Arrow string columns (_arrow_c.pxi), eight entries at a time with AVX2: utf8 and
- * large_utf8 through their offsets, string_view through its 16-byte views.
+/* Arrow string columns (_arrow_c.pxi), eight entries at a time with AVX2 or AVX-512:
+ * utf8 and large_utf8 through their offsets, string_view through its 16-byte views.
  *
  * An entry's bytes are not scanned: its length and its first 4 bytes (a scalar load
- * where its offset points: AVX2's gather was a third slower on Zen 1; or the view's
- * inline bytes) go into two vectors,
- * and sashite_key_record's rule (_kernels.h) runs on all eight lanes at once.  So
+ * where its offset points, or the view's inline bytes) go into two vectors, and
+ * sashite_key_record's rule (_kernels.h) runs on all eight lanes at once.  A gather in
+ * place of the scalar loads was slower on both CPUs measured: a third on Zen 1, 3-5%
+ * on a Xeon (Emerald Rapids).  So
  * each entry is checked against its own length, as the exact loop checks it, and no
  * entry waits on another.
  *
@@ -14,6 +15,8 @@
  * first entry and the exact loop reads the group, which decides, reports and marks.
  * No byte is read before an entry's own bounds are checked.
  *
+ * The AVX-512 readers run the same loop with their bounds checked by compares into
+ * masks and their records written eight at a time by the bytes kernel's gather.
  * SSE2 has no per-lane shifts, which the rule needs: its kernel, like the portable
  * one, is the exact loop alone. */
 #ifndef SASHITE_EPIN_COLUMNS_H
@@ -92,46 +95,53 @@ static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *in
     return _mm256_movemask_ps(_mm256_castsi256_ps(ok)) == 0xFF;
 }
 
-/* Record indexes wait in a batch and are written in one counted loop, as in the bytes
- * kernels: the loads and checks of the next groups do not wait on the stores. */
+/* Record indexes wait in a batch, narrowed to 16 bits (they are below 4096), and are
+ * written in one counted loop by the bytes kernel's step 4 (_kernels.h), so the loads
+ * and checks of the next groups do not wait on the stores: the AVX2 readers write one
+ * record at a time, the AVX-512 ones eight by a gather and a byte permute. */
 #define SASHITE_COLUMN_BATCH 512
 
-static inline void sashite_write_batch(const uint32_t *batch, Py_ssize_t m,
-                                       unsigned char *out, const uint64_t *records)
-{
-    Py_ssize_t t;
-    for (t = 0; t < m; t++)
-        memcpy(out + 5 * t, &records[batch[t]], 8);
-}
-
 /* The three readers share this loop: GROUP(i, &n, &w) loads group i's lengths and
- * words, or returns 0 when the group is out of its bounds.  Entries i.. to count-1,
- * written to out + 5 * i; returns the first entry not written. */
-#define SASHITE_COLUMN_LOOP(GROUP)                                                         \
+ * words, or returns 0 when the group is out of its bounds; NARROW packs eight 32-bit
+ * indexes to 16 bits; WRITE is a step 4.  Entries i.. to count-1, written to
+ * out + 5 * i; returns the first entry not written. */
+#define SASHITE_COLUMN_LOOP(GROUP, K, NARROW, WRITE)                                          \
     {                                                                                      \
-        uint32_t batch[SASHITE_COLUMN_BATCH];                                              \
+        uint16_t batch[SASHITE_COLUMN_BATCH];                                              \
         Py_ssize_t done = i, m = 0;                                                        \
         __m256i n, w, index;                                                               \
         for (; count - i >= 8; i += 8) {                                                   \
-            if (!sashite_valid8(bits, bit + i) || !GROUP(i, &n, &w)                        \
+            if (!sashite_valid8(bits, bit + i) || !GROUP(K, i, &n, &w)                        \
                 || !sashite_keys8_avx2(n, w, epin, &index))                                \
                 break;                                                                     \
-            _mm256_storeu_si256((__m256i *)(batch + m), index);                            \
+            _mm_storeu_si128((__m128i *)(batch + m), NARROW(index));                       \
             m += 8;                                                                        \
             if (m == SASHITE_COLUMN_BATCH) {                                               \
-                sashite_write_batch(batch, m, out + 5 * done, records);                    \
+                WRITE(out + 5 * done, records, batch, m);                                  \
                 done += m, m = 0;                                                          \
             }                                                                              \
         }                                                                                  \
-        sashite_write_batch(batch, m, out + 5 * done, records);                            \
+        WRITE(out + 5 * done, records, batch, m);                                          \
         return i;                                                                          \
     }
+
+SASHITE_AVX2_TARGET
+static inline __m128i sashite_narrow_avx2(__m256i x)
+{
+    return _mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+}
+
+SASHITE_AVX512_TARGET
+static inline __m128i sashite_narrow_avx512(__m256i x)
+{
+    return _mm256_cvtepi32_epi16(x);
+}
 
 /* Group loaders: the lengths and first 4 bytes of the 8 entries from o (or v), or 0
  * when one lies outside what the exact loop would read: a start s must have
  * 0 <= s < end - 3 (so 4 bytes are readable) before anything is read there. */
 SASHITE_AVX2_TARGET
-static inline int sashite_group32(const unsigned char *data, const int32_t *o, __m256i limit,
+static inline int sashite_group32_avx2(const unsigned char *data, const int32_t *o, __m256i limit,
                                   __m256i *n, __m256i *w)
 {
     __m256i s = _mm256_loadu_si256((const __m256i *)o);
@@ -150,7 +160,7 @@ static inline int sashite_group32(const unsigned char *data, const int32_t *o, _
 /* large_utf8: the same in 64 bits.  The lengths are checked (1-4) before they are
  * narrowed to 32 bits, where a huge one could pass for a short one. */
 SASHITE_AVX2_TARGET
-static inline int sashite_group64(const unsigned char *data, const int64_t *o, __m256i limit,
+static inline int sashite_group64_avx2(const unsigned char *data, const int64_t *o, __m256i limit,
                                   __m256i *n, __m256i *w)
 {
     const __m256i before = _mm256_set1_epi64x(-1), zero = _mm256_setzero_si256(),
@@ -179,7 +189,7 @@ static inline int sashite_group64(const unsigned char *data, const int64_t *o, _
 /* string_view: each 16-byte view starts with its length, then (up to 12 bytes) the
  * string itself, so a token's bytes are always inline and nothing is out of bounds. */
 SASHITE_AVX2_TARGET
-static inline int sashite_group_views(const unsigned char *v, __m256i *n, __m256i *w)
+static inline int sashite_group_views_avx2(const unsigned char *v, __m256i *n, __m256i *w)
 {
     /* each 128-bit lane of a, b, c, d is one view: length, then its first 4 bytes */
     __m256i a = _mm256_loadu_si256((const __m256i *)v);
@@ -194,66 +204,121 @@ static inline int sashite_group_views(const unsigned char *v, __m256i *n, __m256
     return 1;
 }
 
-/* The readers.  Entries i to count - 1 (o and v: the array's offset applied; end: the
- * last offset; bits: the validity bitmap or NULL, bit: the array's offset in it),
- * records to out + 5 * i; each returns the first entry it did not write. */
-SASHITE_AVX2_TARGET
-static Py_ssize_t sashite_offsets32_avx2(const unsigned char *data, const int32_t *o,
-                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
-                                         const uint8_t *bits, int64_t bit, unsigned char *out,
-                                         const uint64_t *records, int epin)
+/* utf8 and large_utf8 under AVX-512: the same checks, each a compare into a mask
+ * (unsigned, so 0 <= s < limit is one compare), and large_utf8's lengths narrowed by
+ * two vpmovqd.  string_view keeps the AVX2 loader.  Like all of the column loop but
+ * its writes, they stay in 256-bit registers: on Intel, 512-bit instructions close one
+ * of the three vector ports, and this loop is bound by them (512-bit loaders, with the
+ * words by gather or the views by one two-register permute, were 5-15% slower). */
+SASHITE_AVX512_TARGET
+static inline int sashite_group32_avx512(const unsigned char *data, const int32_t *o,
+                                         __m256i limit, __m256i *n, __m256i *w)
 {
-    /* int32 offsets end below 2**31: end - 3 fits */
-    const __m256i limit = _mm256_set1_epi32((int32_t)(end - 3));
-#define SASHITE_GROUP(I, N, W) sashite_group32(data, o + (I), limit, N, W)
-    SASHITE_COLUMN_LOOP(SASHITE_GROUP)
-#undef SASHITE_GROUP
+    __m256i s = _mm256_loadu_si256((const __m256i *)o);
+    /* limit >= 0 (the readers see to it): unsigned, s < limit means 0 <= s < limit */
+    if (_mm256_cmplt_epu32_mask(s, limit) != 0xFF)
+        return 0;
+    *n = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(o + 1)), s);
+    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
+                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
+                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
+                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    return 1;
 }
 
-SASHITE_AVX2_TARGET
-static Py_ssize_t sashite_offsets64_avx2(const unsigned char *data, const int64_t *o,
-                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
-                                         const uint8_t *bits, int64_t bit, unsigned char *out,
-                                         const uint64_t *records, int epin)
+SASHITE_AVX512_TARGET
+static inline int sashite_group64_avx512(const unsigned char *data, const int64_t *o,
+                                         __m256i limit, __m256i *n, __m256i *w)
 {
-    const __m256i limit = _mm256_set1_epi64x(end - 3);
-#define SASHITE_GROUP(I, N, W) sashite_group64(data, o + (I), limit, N, W)
-    SASHITE_COLUMN_LOOP(SASHITE_GROUP)
-#undef SASHITE_GROUP
+    const __m256i one = _mm256_set1_epi64x(1), four = _mm256_set1_epi64x(4);
+    __m256i s0 = _mm256_loadu_si256((const __m256i *)o);
+    __m256i s1 = _mm256_loadu_si256((const __m256i *)(o + 4));
+    __m256i n0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 1)), s0);
+    __m256i n1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 5)), s1);
+    /* unsigned, as above; and n - 1 < 4 unsigned means 1 <= n <= 4 */
+    __mmask8 inside = _mm256_cmplt_epu64_mask(s0, limit) & _mm256_cmplt_epu64_mask(s1, limit)
+                      & _mm256_cmplt_epu64_mask(_mm256_sub_epi64(n0, one), four)
+                      & _mm256_cmplt_epu64_mask(_mm256_sub_epi64(n1, one), four);
+    if (inside != 0xF)
+        return 0;
+    *n = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtepi64_epi32(n0)),
+                                 _mm256_cvtepi64_epi32(n1), 1);
+    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
+                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
+                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
+                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    return 1;
 }
 
-SASHITE_AVX2_TARGET
-static Py_ssize_t sashite_views_avx2(const unsigned char *v, Py_ssize_t i, Py_ssize_t count,
-                                     const uint8_t *bits, int64_t bit, unsigned char *out,
-                                     const uint64_t *records, int epin)
-{
-#define SASHITE_GROUP(I, N, W) sashite_group_views(v + 16 * (I), N, W)
-    SASHITE_COLUMN_LOOP(SASHITE_GROUP)
-#undef SASHITE_GROUP
-}
+/* The readers, one set per kernel.  Entries i to count - 1 (o and v: the array's
+ * offset applied; end: the last offset; bits: the validity bitmap or NULL, bit: the
+ * array's offset in it), records to out + 5 * i; each returns the first entry it did
+ * not write.  Under the AVX-512 target the same AVX2 code gets 32 vector registers. */
+#define SASHITE_DEFINE_COLUMN_READERS(K, TARGET, NARROW, WRITE)                             \
+    TARGET static Py_ssize_t sashite_offsets32_##K(                                        \
+        const unsigned char *data, const int32_t *o, Py_ssize_t i, Py_ssize_t count,       \
+        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
+        const uint64_t *records, int epin)                                                 \
+    {                                                                                      \
+        /* int32 offsets end below 2**31: end - 3 fits; below 0, no 4 bytes to read */     \
+        const __m256i limit = _mm256_set1_epi32((int32_t)(end - 3));                       \
+        if (end < 3)                                                                       \
+            return i;                                                                      \
+        SASHITE_COLUMN_LOOP(SASHITE_GROUP32, K, NARROW, WRITE)                                \
+    }                                                                                      \
+    TARGET static Py_ssize_t sashite_offsets64_##K(                                        \
+        const unsigned char *data, const int64_t *o, Py_ssize_t i, Py_ssize_t count,       \
+        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
+        const uint64_t *records, int epin)                                                 \
+    {                                                                                      \
+        const __m256i limit = _mm256_set1_epi64x(end - 3);                                 \
+        if (end < 3)                                                                       \
+            return i;                                                                      \
+        SASHITE_COLUMN_LOOP(SASHITE_GROUP64, K, NARROW, WRITE)                                \
+    }                                                                                      \
+    TARGET static Py_ssize_t sashite_views_##K(                                            \
+        const unsigned char *v, Py_ssize_t i, Py_ssize_t count, const uint8_t *bits,       \
+        int64_t bit, unsigned char *out, const uint64_t *records, int epin)                \
+    {                                                                                      \
+        SASHITE_COLUMN_LOOP(SASHITE_GROUP_VIEWS, K, NARROW, WRITE)                            \
+    }
+
+#define SASHITE_GROUP32(K, I, N, W) sashite_group32_##K(data, o + (I), limit, N, W)
+#define SASHITE_GROUP64(K, I, N, W) sashite_group64_##K(data, o + (I), limit, N, W)
+#define SASHITE_GROUP_VIEWS(K, I, N, W) sashite_group_views_avx2(v + 16 * (I), N, W)
+SASHITE_DEFINE_COLUMN_READERS(avx2, SASHITE_AVX2_TARGET, sashite_narrow_avx2,
+                              sashite_write_scalar)
+SASHITE_DEFINE_COLUMN_READERS(avx512, SASHITE_AVX512_TARGET, sashite_narrow_avx512,
+                              sashite_write_avx512)
+#undef SASHITE_GROUP32
+#undef SASHITE_GROUP64
+#undef SASHITE_GROUP_VIEWS
 
 #else
 /* A build without AVX2 (no kernel selects these): the exact loop reads every entry. */
-static Py_ssize_t sashite_offsets32_avx2(const unsigned char *data, const int32_t *o,
-                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
-                                         const uint8_t *bits, int64_t bit, unsigned char *out,
-                                         const uint64_t *records, int epin)
-{
-    return i;
-}
-static Py_ssize_t sashite_offsets64_avx2(const unsigned char *data, const int64_t *o,
-                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
-                                         const uint8_t *bits, int64_t bit, unsigned char *out,
-                                         const uint64_t *records, int epin)
-{
-    return i;
-}
-static Py_ssize_t sashite_views_avx2(const unsigned char *v, Py_ssize_t i, Py_ssize_t count,
-                                     const uint8_t *bits, int64_t bit, unsigned char *out,
-                                     const uint64_t *records, int epin)
-{
-    return i;
-}
+#define SASHITE_DEFINE_COLUMN_READERS(K)                                                   \
+    static Py_ssize_t sashite_offsets32_##K(                                               \
+        const unsigned char *data, const int32_t *o, Py_ssize_t i, Py_ssize_t count,       \
+        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
+        const uint64_t *records, int epin)                                                 \
+    {                                                                                      \
+        return i;                                                                          \
+    }                                                                                      \
+    static Py_ssize_t sashite_offsets64_##K(                                               \
+        const unsigned char *data, const int64_t *o, Py_ssize_t i, Py_ssize_t count,       \
+        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
+        const uint64_t *records, int epin)                                                 \
+    {                                                                                      \
+        return i;                                                                          \
+    }                                                                                      \
+    static Py_ssize_t sashite_views_##K(                                                   \
+        const unsigned char *v, Py_ssize_t i, Py_ssize_t count, const uint8_t *bits,       \
+        int64_t bit, unsigned char *out, const uint64_t *records, int epin)                \
+    {                                                                                      \
+        return i;                                                                          \
+    }
+SASHITE_DEFINE_COLUMN_READERS(avx2)
+SASHITE_DEFINE_COLUMN_READERS(avx512)
 #endif /* SASHITE_EPIN_AVX2 */
 
 #endif
