@@ -15,7 +15,7 @@ Coverage guidance comes from atheris' instrumentation of the Python code the inp
 through (the twin's scanner, whose branches are the grammar's, the facade and the
 oracle) and from its hooks on str/bytes comparisons; the compiled core itself is not
 instrumented (that needs a clang build), it is the thing being checked.  bulk_bytes and
-arrow run every bytes kernel the CPU has (AVX2, SSE2, portable) on each input.
+arrow run every bytes kernel the CPU has (AVX-512, AVX2, SSE2, portable) on each input.
 
 Pass ``--worker TARGET`` and libFuzzer's own options to run one target in this process.
 """
