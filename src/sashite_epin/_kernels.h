@@ -102,6 +102,7 @@ static inline uint32_t sashite_key_bytes(uint32_t word, ptrdiff_t n) {
 /* ---- step 1 and the record indexes, per SIMD kernel -----------------------------------
  * sashite_block_K(q, c, index): q[-1] .. q[65] readable; classes of q[0..63] into c,
  * index[i] = q[i] | flags << 8 (meaningful where q[i] is a letter of a valid token).
+ * (The AVX-512 one also takes its constants, made before the loop.)
  * The portable kernel has none: it is the exact scanner alone, on portable separator
  * masks (a byte-by-byte version of these steps costs more than that scanner). */
 
@@ -224,45 +225,81 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
 #define SASHITE_AVX512_TARGET                                                               \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,popcnt,bmi")))
 
+/* The block's constants, made once before the block loop and pinned to registers
+ * there (SASHITE_PREPARE_AVX512): GCC would otherwise rebuild each, a move and a
+ * broadcast, in every block (eleven of them).  AVX-512 has 32 vector registers; the
+ * loop needs some 25. */
+typedef struct {
+    __m512i space, nine, four, low, a, z, caret, apos, plus, minus, f_plus, f_minus, f_term,
+        f_der;
+} sashite_consts512;
+
 SASHITE_AVX512_TARGET
-static inline __mmask64 sashite_sep_avx512(__m512i v) {
-    return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(32))
-           | _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8(9)), _mm512_set1_epi8(4));
+static inline sashite_consts512 sashite_consts512_make(void) {
+    sashite_consts512 k;
+    k.space = _mm512_set1_epi8(32);
+    k.nine = _mm512_set1_epi8(9);
+    k.four = _mm512_set1_epi8(4);
+    k.low = _mm512_set1_epi8(0x20);
+    k.a = _mm512_set1_epi8('a');
+    k.z = _mm512_set1_epi8(25);
+    k.caret = _mm512_set1_epi8('^');
+    k.apos = _mm512_set1_epi8('\'');
+    k.plus = _mm512_set1_epi8('+');
+    k.minus = _mm512_set1_epi8('-');
+    k.f_plus = _mm512_set1_epi8(SASHITE_FLAG_PLUS);
+    k.f_minus = _mm512_set1_epi8(SASHITE_FLAG_MINUS);
+    k.f_term = _mm512_set1_epi8(SASHITE_FLAG_TERMINAL);
+    k.f_der = _mm512_set1_epi8(SASHITE_FLAG_DERIVED);
+    return k;
+}
+
+/* Declares the constants as k512 in the decode function; SASHITE_BLOCK_AVX512 hands
+ * them to the block. */
+#define SASHITE_PREPARE_AVX512                                                               \
+    sashite_consts512 k512 = sashite_consts512_make();                                       \
+    __asm__("" : "+v"(k512.space), "+v"(k512.nine), "+v"(k512.four), "+v"(k512.low),        \
+            "+v"(k512.a), "+v"(k512.z), "+v"(k512.caret), "+v"(k512.apos), "+v"(k512.plus), \
+            "+v"(k512.minus), "+v"(k512.f_plus), "+v"(k512.f_minus), "+v"(k512.f_term),     \
+            "+v"(k512.f_der));
+#define SASHITE_BLOCK_AVX512(Q, C, INDEX) sashite_block_avx512(Q, C, INDEX, &k512)
+
+SASHITE_AVX512_TARGET
+static inline __mmask64 sashite_sep_k512(__m512i v, const sashite_consts512 *k) {
+    return _mm512_cmpeq_epi8_mask(v, k->space)
+           | _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k->nine), k->four);
 }
 
 SASHITE_AVX512_TARGET
 static inline uint64_t sashite_sep_mask64_avx512(const unsigned char *p) {
-    return (uint64_t)sashite_sep_avx512(_mm512_loadu_si512((const void *)p));
+    sashite_consts512 k = sashite_consts512_make();
+    return (uint64_t)sashite_sep_k512(_mm512_loadu_si512((const void *)p), &k);
 }
 
 SASHITE_AVX512_TARGET
 static inline void sashite_block_avx512(const unsigned char *q, sashite_classes *c,
-                                        uint16_t *index) {
+                                        uint16_t *index, const sashite_consts512 *k) {
     __m512i v = _mm512_loadu_si512((const void *)q);
     __m512i prev = _mm512_loadu_si512((const void *)(q - 1));
     __m512i next = _mm512_loadu_si512((const void *)(q + 1));
     __m512i after = _mm512_loadu_si512((const void *)(q + 2));
-    __m512i caret = _mm512_set1_epi8('^'), apos = _mm512_set1_epi8('\''),
-            plus = _mm512_set1_epi8('+'), minus = _mm512_set1_epi8('-');
     __mmask64 letter = _mm512_cmple_epu8_mask(
-        _mm512_sub_epi8(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), _mm512_set1_epi8('a')),
-        _mm512_set1_epi8(25));
-    __mmask64 terminal = _mm512_cmpeq_epi8_mask(next, caret);
-    __mmask64 derived = _mm512_cmpeq_epi8_mask(next, apos)
-                        | (terminal & _mm512_cmpeq_epi8_mask(after, apos));
+        _mm512_sub_epi8(_mm512_or_si512(v, k->low), k->a), k->z);
+    __mmask64 terminal = _mm512_cmpeq_epi8_mask(next, k->caret);
+    __mmask64 derived = _mm512_cmpeq_epi8_mask(next, k->apos)
+                        | (terminal & _mm512_cmpeq_epi8_mask(after, k->apos));
     /* each byte's flags, by merging adds (a byte is never both '+' and '-') */
-    __m512i flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, plus),
-                                          _mm512_set1_epi8(SASHITE_FLAG_PLUS));
+    __m512i flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, k->plus), k->f_plus);
     __m512i letters, their_flags;
-    flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, minus),
-                                 _mm512_set1_epi8(SASHITE_FLAG_MINUS));
-    flags = _mm512_mask_add_epi8(flags, terminal, flags, _mm512_set1_epi8(SASHITE_FLAG_TERMINAL));
-    flags = _mm512_mask_add_epi8(flags, derived, flags, _mm512_set1_epi8(SASHITE_FLAG_DERIVED));
-    c->sep = (uint64_t)sashite_sep_avx512(v);
-    c->modifier = (uint64_t)(_mm512_cmpeq_epi8_mask(v, plus) | _mm512_cmpeq_epi8_mask(v, minus));
+    flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, k->minus), k->f_minus);
+    flags = _mm512_mask_add_epi8(flags, terminal, flags, k->f_term);
+    flags = _mm512_mask_add_epi8(flags, derived, flags, k->f_der);
+    c->sep = (uint64_t)sashite_sep_k512(v, k);
+    c->modifier = (uint64_t)(_mm512_cmpeq_epi8_mask(v, k->plus)
+                             | _mm512_cmpeq_epi8_mask(v, k->minus));
     c->letter = (uint64_t)letter;
-    c->caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, caret);
-    c->apostrophe = (uint64_t)_mm512_cmpeq_epi8_mask(v, apos);
+    c->caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, k->caret);
+    c->apostrophe = (uint64_t)_mm512_cmpeq_epi8_mask(v, k->apos);
     letters = _mm512_maskz_compress_epi8(letter, v);
     their_flags = _mm512_maskz_compress_epi8(letter, flags);
     _mm512_storeu_si512((void *)index, _mm512_or_si512(
@@ -397,7 +434,7 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
  * must end a token or be a separator.  records: SASHITE_RECORD_INDEXES 8-byte records,
  * by letter byte | flags << 8.  On SASHITE_STOPPED, *at is the start of the first token
  * not written and *k its index; the exact scanner goes on from there. */
-#define SASHITE_DEFINE_DECODE(NAME, ATTR, BLOCK, COMPRESS, WRITE)                                \
+#define SASHITE_DEFINE_DECODE(NAME, ATTR, PREPARE, BLOCK, COMPRESS, WRITE)                       \
     ATTR static int NAME(const unsigned char *p, Py_ssize_t size, Py_ssize_t *at,          \
                          Py_ssize_t *k_at, Py_ssize_t count, unsigned char *out,           \
                          const uint64_t *records, int epin) {                              \
@@ -411,6 +448,7 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
                  was_letter = (unsigned char)((before | 0x20) - 'a') < 26,                 \
                  was_caret = before == '^';                                               \
         int status = SASHITE_DECODED;                                                     \
+        PREPARE                                                                           \
         while (pos < size) {                                                              \
             const unsigned char *q = p + pos;                                             \
             uint64_t bad, after_sep, after_letter;                                        \
@@ -546,20 +584,20 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
 SASHITE_DEFINE_COUNT(sashite_count_portable, , sashite_sep_mask64_portable, sashite_popcount64)
 #ifdef SASHITE_EPIN_SSE2
 SASHITE_DEFINE_COUNT(sashite_count_sse2, , sashite_sep_mask64, sashite_popcount64)
-SASHITE_DEFINE_DECODE(sashite_decode_sse2, , sashite_block_sse2, sashite_compress_scalar,
+SASHITE_DEFINE_DECODE(sashite_decode_sse2, , , sashite_block_sse2, sashite_compress_scalar,
                       sashite_write_scalar)
 SASHITE_DEFINE_SCAN(sashite_scan_sse2, , sashite_block_sse2)
 #endif
 #ifdef SASHITE_EPIN_AVX2
 SASHITE_DEFINE_COUNT(sashite_count_avx2, SASHITE_AVX2_TARGET, sashite_sep_mask64_avx2,
                      __builtin_popcountll)
-SASHITE_DEFINE_DECODE(sashite_decode_avx2, SASHITE_AVX2_TARGET, sashite_block_avx2,
+SASHITE_DEFINE_DECODE(sashite_decode_avx2, SASHITE_AVX2_TARGET, , sashite_block_avx2,
                       sashite_compress_avx2, sashite_write_scalar)
 SASHITE_DEFINE_SCAN(sashite_scan_avx2, SASHITE_AVX2_TARGET, sashite_block_avx2)
 SASHITE_DEFINE_COUNT(sashite_count_avx512, SASHITE_AVX512_TARGET, sashite_sep_mask64_avx512,
                      __builtin_popcountll)
-SASHITE_DEFINE_DECODE(sashite_decode_avx512, SASHITE_AVX512_TARGET, sashite_block_avx512,
-                      sashite_compress_avx512, sashite_write_avx512)
+SASHITE_DEFINE_DECODE(sashite_decode_avx512, SASHITE_AVX512_TARGET, SASHITE_PREPARE_AVX512,
+                      SASHITE_BLOCK_AVX512, sashite_compress_avx512, sashite_write_avx512)
 #endif
 
 typedef Py_ssize_t (*sashite_count_fn)(const unsigned char *, Py_ssize_t);
