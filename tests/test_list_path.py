@@ -1,13 +1,15 @@
-"""parse_many over lists of str, on both cores.  The compiled core reads each str's
-bytes without a branch per shape and remembers, per call, the record of each object it
-has read (by address), turning that table off while few items repeat (_strs.h); these
-tests make every one of those steps meet strings it must refuse."""
+"""parse_many over lists of str, on both cores and under every bytes kernel.  The
+compiled core reads each str's bytes without a branch per shape (under the SIMD kernels
+eight items at a time, the rule on eight lanes) and remembers, per call, the record of
+each object it has read (by address), turning that table off while few items repeat
+(_strs.h); these tests make every one of those steps meet strings it must refuse."""
 
 from __future__ import annotations
 
 import itertools
 from types import ModuleType
 
+import numpy as np
 import pytest
 from conftest import TRICKY, LyingStr
 
@@ -16,6 +18,14 @@ from sashite_epin._corpora import EPIN_TOKENS
 
 CHUNK = 4096  # items between two looks at the table's hit rate (_strs.h)
 REST = 15  # chunks read without the table after one that mostly missed
+LANES = 8  # items per group under the SIMD kernels
+
+
+@pytest.fixture
+def core(bytes_core: ModuleType) -> ModuleType:
+    """Every test here once per (core, bytes kernel) pair: the kernel chooses how the
+    list is read too."""
+    return bytes_core
 
 
 def fresh(token: str) -> str:
@@ -55,6 +65,69 @@ def test_every_short_string_as_an_item_agrees_with_the_scanner(
     items = [t for t in tokens for _ in (0, 1)]
     result = core.parse_many(items, epin)
     assert list(result) == expected(core, items, epin)
+
+
+def in_a_group(item: object, at: int, epin: bool) -> list[object]:
+    """Two groups of eight fresh tokens (fresh: objects of their own, as the lanes
+    meet them when the address table is off), item at position at of the second."""
+    tokens = [t for t in EPIN_TOKENS if epin or "'" not in t]
+    items: list[object] = [fresh(tokens[(7 * at + j) % len(tokens)]) for j in range(2 * LANES)]
+    items[LANES + at] = item
+    return items
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["epin", "pin"])
+def test_every_short_string_in_each_lane_agrees_with_the_scanner(
+    core: ModuleType, epin: bool
+) -> None:
+    # A group of eight is written only when all eight are tokens; anything else sends
+    # the group to the scalar loop, which stops at the first item it refuses, and the
+    # exact scanner reads on.  So a string shows what the lanes accept only among seven
+    # tokens, and one call a string.
+    strings = short_strings()
+    if core.IMPLEMENTATION != "cython":
+        strings = strings[::7]  # the twin has no lanes: a sample shows it agrees
+    for i, s in enumerate(strings):
+        items = in_a_group(fresh(s), i % LANES, epin)
+        want = expected(core, items, epin)
+        result = core.parse_many(items, epin, errors="mark")
+        assert (list(result), list(result.invalid)) == (
+            want,
+            [] if want[LANES + i % LANES] else [LANES + i % LANES],
+        ), repr(s)
+
+
+def test_items_that_are_not_exact_ascii_str_in_each_lane(core: ModuleType) -> None:
+    odd: list[object] = [LyingStr("K"), "\u212a", "K\x00", None, "K\u0301", "k" * 5, ""]
+    for item in odd:
+        for at in range(LANES):
+            items = in_a_group(item, at, True)
+            result = core.parse_many(items, True, errors="mark")
+            assert list(result) == expected(core, items, True), (item, at)
+            with pytest.raises(TypeError, match=f"item {LANES + at} is bytes"):
+                core.parse_many(in_a_group(b"K", at, True), True)
+    # An invalid token at each position of the last groups and of the items after them.
+    for extra in range(LANES + 1):
+        tail = [fresh(EPIN_TOKENS[i]) for i in range(3 * LANES + extra)]
+        assert core.parse_many(tail, True).tokens() == tail
+        for where in range(len(tail)):
+            broken: list[object] = list(tail)
+            broken[where] = "K'^"
+            with pytest.raises(ParseError) as info:
+                core.parse_many(broken, True)
+            assert info.value.index == where
+
+
+def test_a_long_strided_object_array_of_fresh_tokens(core: ModuleType) -> None:
+    # Fresh objects turn the address table off, so most of these are read by the lanes
+    # (on the SIMD kernels), through a stride of two items with other tokens between.
+    count = CHUNK * 6
+    items = [fresh(EPIN_TOKENS[(3 * i) % 624]) for i in range(count)]
+    doubled = np.empty(2 * count, dtype=object)
+    doubled[::2] = items
+    doubled[1::2] = [fresh(EPIN_TOKENS[(i + 5) % 312]) for i in range(count)]
+    assert core.parse_many(doubled[::2], True).tokens() == items
+    assert core.parse_many(items, True).tokens() == items
 
 
 def test_the_table_switching_off_and_on_loses_nothing(core: ModuleType) -> None:

@@ -36,7 +36,7 @@ cdef extern from "_split.h" nogil:
 cdef extern from "_strs.h":
     Py_ssize_t str_records "sashite_str_records"(
         const char* base, Py_ssize_t count, Py_ssize_t stride, unsigned char* out,
-        const uint64_t* records, int epin)
+        const uint64_t* records, int epin, int kernel)
 
 cdef extern from "_kernels.h" nogil:
     enum:
@@ -321,8 +321,10 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
     cdef unsigned char* out = result.records
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int code
-    # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens.
-    cdef Py_ssize_t start = str_records(base, count, stride, out, records_by_index, epin)
+    # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens, eight
+    # at a time under the SIMD kernels.
+    cdef Py_ssize_t start = str_records(base, count, stride, out, records_by_index, epin,
+                                        bytes_kernel_id)
     if start == count:
         return result
     # Precise loop, from the first item the fast loop left: every error and reason.

@@ -424,6 +424,138 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
 }
 #endif
 
+/* ---- the rule on eight lanes -------------------------------------------------------
+ * For readers that know where each token starts and how long it is, Arrow columns
+ * (_columns.h) and str objects (_strs.h): sashite_key_record's rule on eight lengths
+ * and 4-byte words at once, each entry checked against its own length, none waiting
+ * on another. */
+
+#ifdef SASHITE_EPIN_AVX2
+/* The rule's constants, made once before a loop.  Under AVX2 (16 registers) the
+ * compiler may rebuild some inside the loop rather than spill; under AVX-512 (32)
+ * the loop pins them to registers (SASHITE_PIN_KEYS), which GCC would otherwise
+ * rebuild by a move and a broadcast each, seven of them per group of eight. */
+typedef struct {
+    __m256i byte, plus, minus, eight, space, minus_a, z, caret, minus_8, quote, one, ones;
+} sashite_keys8;
+
+SASHITE_AVX2_TARGET
+static inline sashite_keys8 sashite_keys8_make(void)
+{
+    sashite_keys8 k;
+    k.byte = _mm256_set1_epi32(0xFF);
+    k.plus = _mm256_set1_epi32('+');
+    k.minus = _mm256_set1_epi32('-');
+    k.eight = _mm256_set1_epi32(8);
+    k.space = _mm256_set1_epi32(0x20);
+    k.minus_a = _mm256_set1_epi32(-'a');
+    k.z = _mm256_set1_epi32(25);
+    k.caret = _mm256_set1_epi32('^');
+    k.minus_8 = _mm256_set1_epi32(-8);
+    k.quote = _mm256_set1_epi32('\'');
+    k.one = _mm256_set1_epi32(1);
+    k.ones = _mm256_set1_epi32(-1);
+    return k;
+}
+
+#define SASHITE_PIN_KEYS_NONE(K)
+#define SASHITE_PIN_KEYS(K)                                                                \
+    __asm__("" : "+v"((K).byte), "+v"((K).plus), "+v"((K).minus), "+v"((K).eight),        \
+            "+v"((K).space), "+v"((K).minus_a), "+v"((K).z), "+v"((K).caret),            \
+            "+v"((K).minus_8), "+v"((K).quote), "+v"((K).one), "+v"((K).ones))
+
+/* sashite_key_record's rule on eight lanes: n the lengths, w the first 4 bytes (those
+ * past the length are anything).  Sets *index to the record indexes (letter byte |
+ * flags << 8) and returns whether all eight are tokens. */
+SASHITE_AVX2_TARGET
+static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *index,
+                                     const sashite_keys8 *k)
+{
+    __m256i bits = _mm256_slli_epi32(n, 3);
+    /* the low n bytes: a shift by 32 (n = 4) gives 0, so nothing is cleared */
+    __m256i key = _mm256_andnot_si256(_mm256_sllv_epi32(k->ones, bits), w);
+    __m256i first = _mm256_and_si256(key, k->byte);
+    __m256i plus = _mm256_cmpeq_epi32(first, k->plus);
+    __m256i minus = _mm256_cmpeq_epi32(first, k->minus);
+    __m256i modified = _mm256_or_si256(plus, minus);
+    __m256i rest = _mm256_srlv_epi32(key, _mm256_and_si256(modified, k->eight));
+    __m256i letter = _mm256_and_si256(rest, k->byte);
+    __m256i folded = _mm256_add_epi32(_mm256_or_si256(letter, k->space), k->minus_a);
+    __m256i is_letter = _mm256_cmpeq_epi32(_mm256_min_epu32(folded, k->z), folded);
+    __m256i terminal = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_srli_epi32(rest, 8), k->byte),
+                                          k->caret);
+    __m256i last = _mm256_and_si256(_mm256_srlv_epi32(key, _mm256_add_epi32(bits, k->minus_8)),
+                                    k->byte);
+    __m256i derived = _mm256_cmpeq_epi32(last, k->quote);
+    /* the length the flags make, 1 + each flag (the masks are -1 where set): a length
+     * outside 1-4 never equals it */
+    __m256i length = _mm256_sub_epi32(
+        _mm256_sub_epi32(_mm256_sub_epi32(k->one, modified), terminal), derived);
+    __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi32(length, n), is_letter);
+    /* minus the flags (the masks are -1 where set): derived 8, terminal 4, minus 2,
+     * plus 1, by doubling and adding, which needs no constant */
+    __m256i flags = _mm256_add_epi32(derived, derived);
+    flags = _mm256_add_epi32(flags, terminal);
+    flags = _mm256_add_epi32(flags, flags);
+    flags = _mm256_add_epi32(flags, minus);
+    flags = _mm256_add_epi32(flags, flags);
+    flags = _mm256_add_epi32(flags, plus);
+#if SASHITE_FLAG_PLUS != 1 || SASHITE_FLAG_MINUS != 2 || SASHITE_FLAG_TERMINAL != 4 \
+    || SASHITE_FLAG_DERIVED != 8
+#error "sashite_keys8_avx2 builds the flags in the order of their values"
+#endif
+    if (!epin) /* PIN has no derivation marker */
+        ok = _mm256_andnot_si256(derived, ok);
+    *index = _mm256_sub_epi32(letter, _mm256_slli_epi32(flags, 8));
+    return _mm256_movemask_ps(_mm256_castsi256_ps(ok)) == 0xFF;
+}
+
+/* Record indexes wait in a batch, narrowed to 16 bits (they are below 4096), and are
+ * written in one counted loop by a step 4 above, so the loads and checks of the next
+ * groups do not wait on the stores: under AVX2 one record at a time, under AVX-512
+ * eight by a gather and a byte permute. */
+#define SASHITE_LANES_BATCH 512
+
+/* The loop of such a reader, in a function with i (the first entry), count (where
+ * the entries end), out (entry e's record goes to out + 5 * e), records and epin:
+ * GROUP(i, &n, &w) loads the lengths and words of entries i..i+7, or returns 0 when
+ * one of them is not for the lanes; PIN pins the constants (or not); NARROW packs
+ * eight 32-bit indexes to 16 bits; WRITE is a step 4.  Returns the first entry it did
+ * not write: the reader's exact loop goes on from there. */
+#define SASHITE_LANES_LOOP(GROUP, PIN, NARROW, WRITE)                                      \
+    {                                                                                      \
+        uint16_t batch[SASHITE_LANES_BATCH];                                               \
+        Py_ssize_t done = i, m = 0;                                                        \
+        __m256i n, w, index;                                                               \
+        sashite_keys8 keys = sashite_keys8_make();                                         \
+        PIN(keys);                                                                         \
+        for (; count - i >= 8; i += 8) {                                                   \
+            if (!GROUP(i, &n, &w) || !sashite_keys8_avx2(n, w, epin, &index, &keys))      \
+                break;                                                                     \
+            _mm_storeu_si128((__m128i *)(batch + m), NARROW(index));                       \
+            m += 8;                                                                        \
+            if (m == SASHITE_LANES_BATCH) {                                                \
+                WRITE(out + 5 * done, records, batch, m);                                  \
+                done += m, m = 0;                                                          \
+            }                                                                              \
+        }                                                                                  \
+        WRITE(out + 5 * done, records, batch, m);                                          \
+        return i;                                                                          \
+    }
+
+SASHITE_AVX2_TARGET
+static inline __m128i sashite_narrow_avx2(__m256i x)
+{
+    return _mm_packus_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+}
+
+SASHITE_AVX512_TARGET
+static inline __m128i sashite_narrow_avx512(__m256i x)
+{
+    return _mm256_cvtepi32_epi16(x);
+}
+#endif
+
 /* ---- decoding, the same code for every SIMD kernel -------------------------------- */
 
 /* Record indexes wait in a batch, written out in one counted loop: no branch per token. */
