@@ -43,6 +43,20 @@ def test_list_baseline_dict_map(benchmark, corpus):  # type: ignore[no-untyped-d
     benchmark(lambda: list(map(TABLE.__getitem__, tokens)))
 
 
+# Data with gaps: one missing value every 100 items, marked, not raised.
+GAPPED = [None if i % 100 == 0 else t for i, t in enumerate(CORPORA["uniform"])]
+
+
+def test_list_with_missing_values(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "list of str with a None every 100 -> result, errors='mark'"
+    benchmark(Epin.parse_many, GAPPED, errors="mark")
+
+
+def test_list_with_missing_values_baseline(benchmark):  # type: ignore[no-untyped-def]
+    benchmark.group = "list of str with a None every 100 -> result, errors='mark'"
+    benchmark(lambda: list(map(TABLE.get, GAPPED)))
+
+
 @pytest.mark.parametrize("kernel", core.KERNELS)
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_bytes_parse_many(benchmark, corpus, kernel):  # type: ignore[no-untyped-def]

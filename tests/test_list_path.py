@@ -7,6 +7,7 @@ each object it has read (by address), turning that table off while few items rep
 from __future__ import annotations
 
 import itertools
+import random
 from types import ModuleType
 
 import numpy as np
@@ -51,8 +52,8 @@ def short_strings() -> list[str]:
 def test_every_short_string_as_an_item_agrees_with_the_scanner(
     core: ModuleType, epin: bool
 ) -> None:
-    # One item per call: the fast loop stops at the first item it refuses and the exact
-    # scanner reads the rest, so only a first item shows what the fast loop accepts.
+    # One item per call, each the first item the fast loop meets: what it accepts is
+    # written by it, what it refuses is read by the exact scanner.
     strings = short_strings()
     want = expected(core, strings, epin)
     for s, e in zip(strings, want, strict=True):
@@ -81,9 +82,9 @@ def test_every_short_string_in_each_lane_agrees_with_the_scanner(
     core: ModuleType, epin: bool
 ) -> None:
     # A group of eight is written only when all eight are tokens; anything else sends
-    # the group to the scalar loop, which stops at the first item it refuses, and the
-    # exact scanner reads on.  So a string shows what the lanes accept only among seven
-    # tokens, and one call a string.
+    # the group to the scalar loop, which stops at the first item it refuses for the
+    # exact scanner.  So a string shows what the lanes accept only among seven tokens,
+    # one call a string.
     strings = short_strings()
     if core.IMPLEMENTATION != "cython":
         strings = strings[::7]  # the twin has no lanes: a sample shows it agrees
@@ -128,6 +129,28 @@ def test_a_long_strided_object_array_of_fresh_tokens(core: ModuleType) -> None:
     doubled[1::2] = [fresh(EPIN_TOKENS[(i + 5) % 312]) for i in range(count)]
     assert core.parse_many(doubled[::2], True).tokens() == items
     assert core.parse_many(items, True).tokens() == items
+
+
+def test_the_fast_loop_takes_the_rest_back_after_each_refused_item(core: ModuleType) -> None:
+    # Missing values, invalid tokens and strs the fast loop leaves to the exact scanner,
+    # scattered, in runs and every other item, through repeated objects (the table on)
+    # and fresh ones (the lanes): each is read exactly, and every item after it too.
+    rng = random.Random(14)
+    tokens = [EPIN_TOKENS[i % 624] for i in range(CHUNK * 3)]
+    tokens += [fresh(EPIN_TOKENS[(5 * i) % 624]) for i in range(CHUNK * 3)]
+    odd: list[object] = [None, "K'^", "\u212a", LyingStr("K"), "", "k" * 5, float("nan")]
+    scattered: list[object] = list(tokens)
+    for where in [*rng.sample(range(len(tokens)), 400), 0, len(tokens) - 1]:
+        scattered[where] = rng.choice(odd)
+    runs: list[object] = list(tokens)
+    for start in range(0, len(tokens) - 20, 997):
+        runs[start : start + 1 + start % 19] = [odd[start % len(odd)]] * (1 + start % 19)
+    alternate = [rng.choice(odd) if i % 2 else t for i, t in enumerate(tokens[: 4 * LANES])]
+    for items in (scattered, runs, alternate):
+        want = expected(core, items, True)
+        result = core.parse_many(items, True, errors="mark")
+        assert list(result) == want
+        assert list(result.invalid) == [i for i, e in enumerate(want) if e is None]
 
 
 def test_the_table_switching_off_and_on_loses_nothing(core: ModuleType) -> None:

@@ -34,9 +34,14 @@ cdef extern from "_split.h" nogil:
     int popcount64 "sashite_popcount64"(uint64_t x)
 
 cdef extern from "_strs.h":
+    ctypedef struct str_reader "sashite_str_reader":
+        pass
+    void str_reader_open "sashite_str_reader_open"(str_reader* r, Py_ssize_t count,
+                                                   int kernel)
+    void str_reader_close "sashite_str_reader_close"(str_reader* r)
     Py_ssize_t str_records "sashite_str_records"(
-        const char* base, Py_ssize_t count, Py_ssize_t stride, unsigned char* out,
-        const uint64_t* records, int epin, int kernel)
+        str_reader* r, const char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,
+        unsigned char* out, const uint64_t* records, int epin)
 
 cdef extern from "_kernels.h" nogil:
     enum:
@@ -321,15 +326,15 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
     cdef unsigned char* out = result.records
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int code
-    # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens, eight
-    # at a time under the SIMD kernels.
-    cdef Py_ssize_t start = str_records(base, count, stride, out, records_by_index, epin,
-                                        bytes_kernel_id)
-    if start == count:
-        return result
-    # Precise loop, from the first item the fast loop left: every error and reason.
+    cdef str_reader reader
+    str_reader_open(&reader, count, bytes_kernel_id)
     try:
-        for i in range(start, count):
+        # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens,
+        # eight at a time under the SIMD kernels.  It stops at any other item; the
+        # precise code below reads that one (every error and reason) and hands the
+        # rest back to it.
+        i = str_records(&reader, base, 0, count, stride, out, records_by_index, epin)
+        while i < count:
             item = (<PyObject**>(base + i * stride))[0]
             if not str_check(item):
                 if not is_missing(item):
@@ -342,18 +347,20 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
                 code = scan_str(<object>item, epin)
             if code >= 0:
                 memcpy(out + 5 * i, record_of[code], 8)
-                continue
-            if not mark:
+            elif not mark:
                 raise _ParseError(<object>item, _reason_text(-code, notation_of(epin)),
                                   notation_of(epin), first + i)
-            memset(out + 5 * i, 0, 5)
-            if mark_add(&marked, i, i, 0, -code) < 0:
-                raise MemoryError()
+            else:
+                memset(out + 5 * i, 0, 5)
+                if mark_add(&marked, i, i, 0, -code) < 0:
+                    raise MemoryError()
+            i = str_records(&reader, base, i + 1, count, stride, out, records_by_index, epin)
         if marked.count:
             set_marks(result, &marked, [
                 (<object>(<PyObject**>(base + m.start * stride))[0], m.reason, None, None)
                 for m in marked.items[:marked.count]])
     finally:
+        str_reader_close(&reader)
         free(marked.items)
     return result
 

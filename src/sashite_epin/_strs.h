@@ -212,38 +212,59 @@ static Py_ssize_t sashite_str_plain(const char *base, Py_ssize_t i, Py_ssize_t e
     return i;
 }
 
-/* Writes the 5-byte records of items base[0], base[stride], ... to out (8-byte stores:
- * 3 bytes of slack after the last) until an item sashite_str_record refuses; returns
- * how many it wrote.  A list shorter than a chunk is not worth zeroing a table for; if
- * the table cannot be allocated, the items are read without it. */
-static Py_ssize_t sashite_str_records(const char *base, Py_ssize_t count, Py_ssize_t stride,
-                                      unsigned char *out, const uint64_t *records, int epin,
-                                      int kernel)
+/* One call's reader: the address table and how many chunks it rests.  It outlives
+ * each stop at an item the fast loop refuses, so the caller can read that item
+ * exactly and hand the rest back (a list with missing values stays on the fast loop
+ * between them) without zeroing a new table each time. */
+typedef struct {
+    sashite_seen *seen; /* NULL: no table */
+    int rest;           /* chunks still to read without it */
+    int kernel;         /* the bytes kernel: SIMD ones read eight items at a time */
+} sashite_str_reader;
+
+/* A list shorter than a chunk is not worth zeroing a table for; if the table cannot
+ * be allocated, the items are read without it. */
+static void sashite_str_reader_open(sashite_str_reader *r, Py_ssize_t count, int kernel)
 {
-    sashite_seen *seen = NULL;
-    Py_ssize_t i = 0, end, done, hits;
-    int rest = 0;
+    r->seen = NULL;
     if (count >= SASHITE_SEEN_CHUNK)
-        seen = (sashite_seen *)calloc(SASHITE_SEEN_SLOTS, sizeof(sashite_seen));
+        r->seen = (sashite_seen *)calloc(SASHITE_SEEN_SLOTS, sizeof(sashite_seen));
+    r->rest = 0;
+    r->kernel = kernel;
+}
+
+static void sashite_str_reader_close(sashite_str_reader *r)
+{
+    free(r->seen);
+    r->seen = NULL;
+}
+
+/* Writes the 5-byte records of items base[i * stride], ... (i up to count - 1) to
+ * out + 5 * i (8-byte stores: 3 bytes of slack after the last) until an item
+ * sashite_str_record refuses; returns that item's index, or count. */
+static Py_ssize_t sashite_str_records(sashite_str_reader *r, const char *base, Py_ssize_t i,
+                                      Py_ssize_t count, Py_ssize_t stride, unsigned char *out,
+                                      const uint64_t *records, int epin)
+{
+    Py_ssize_t end, done, hits;
     while (i < count) {
         end = count - i > SASHITE_SEEN_CHUNK ? i + SASHITE_SEEN_CHUNK : count;
-        if (seen == NULL || rest > 0) {
-            done = sashite_str_plain(base, i, end, stride, out, records, epin, kernel);
-            rest--;
+        if (r->seen == NULL || r->rest > 0) {
+            done = sashite_str_plain(base, i, end, stride, out, records, epin, r->kernel);
+            if (r->rest > 0)
+                r->rest--;
         } else {
-            done = sashite_str_run_seen(base, i, end, stride, out, records, epin, seen, &hits);
+            done = sashite_str_run_seen(base, i, end, stride, out, records, epin, r->seen,
+                                        &hits);
             /* Under three hits in four, the table costs more than it saves; under
              * seven in eight where the SIMD kernels read the misses. */
-            if (8 * hits < (kernel >= SASHITE_KERNEL_AVX2 ? 7 : 6) * (done - i))
-                rest = SASHITE_SEEN_REST;
+            if (8 * hits < (r->kernel >= SASHITE_KERNEL_AVX2 ? 7 : 6) * (done - i))
+                r->rest = SASHITE_SEEN_REST;
         }
-        if (done < end) {
-            i = done;
-            break;
-        }
+        if (done < end)
+            return done;
         i = end;
     }
-    free(seen);
     return i;
 }
 
