@@ -14,8 +14,9 @@ executions of each target.
 Coverage guidance comes from atheris' instrumentation of the Python code the inputs go
 through (the twin's scanner, whose branches are the grammar's, the facade and the
 oracle) and from its hooks on str/bytes comparisons; the compiled core itself is not
-instrumented (that needs a clang build), it is the thing being checked.  bulk_bytes and
-arrow run every bytes kernel the CPU has (AVX-512, AVX2, SSE2, portable) on each input.
+instrumented (that needs a clang build), it is the thing being checked.  bulk_list,
+bulk_bytes and arrow run every bytes kernel the CPU has (AVX-512, AVX2, SSE2, portable)
+on each input.
 
 Pass ``--worker TARGET`` and libFuzzer's own options to run one target in this process.
 """
@@ -159,7 +160,7 @@ def make_targets():  # type: ignore[no-untyped-def]
         fdp = atheris.FuzzedDataProvider(data)
         epin, mark = fdp.ConsumeBool(), fdp.ConsumeBool()
         tokens = [text(fdp, 6) for _ in range(fdp.ConsumeIntInRange(0, 24))]
-        got = same("parse_many", tokens, epin, "mark" if mark else "raise")
+        got = every_kernel("parse_many", tokens, epin, "mark" if mark else "raise")
         bad = [i for i, t in enumerate(tokens) if not oracle.is_token(t, epin)]
         if mark or not bad:
             assert got[2] == bad, (tokens, got)
@@ -167,7 +168,7 @@ def make_targets():  # type: ignore[no-untyped-def]
             assert got[3] == bad[0], (tokens, got)  # ParseError at the first bad index
         if tokens and not any(t.endswith("\x00") for t in tokens):  # NUL padding
             array = np.array(tokens, dtype="U")
-            assert same("parse_many", array, epin, "mark")[2] == bad
+            assert every_kernel("parse_many", array, epin, "mark")[2] == bad
 
     def bulk_bytes(data: bytes) -> None:
         fdp = atheris.FuzzedDataProvider(data)

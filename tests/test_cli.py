@@ -312,11 +312,12 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| Epin.tokenize(placement) per string | FEEN |" in done.stdout
     # With the test extras installed, the columnar rows too.
     assert "| pyarrow column -> result | uniform |" in done.stdout
+    assert "| numpy U4 array -> result | uniform |" in done.stdout
     assert "| result -> pyarrow table | uniform |" in done.stdout
     assert "| result -> tokens() | uniform |" in done.stdout
     assert "| Epin.tokenize(one long text) | uniform |" in done.stdout
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
-    steps = 20 + (2 * len(core.KERNELS) if compiled else 0)  # + a row per kernel and corpus
+    steps = 21 + (2 * len(core.KERNELS) if compiled else 0)  # + a row per kernel and corpus
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
     assert f"[{steps}/{steps}] FEEN placements: tokenize ..." in done.stderr
     if compiled:

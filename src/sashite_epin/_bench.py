@@ -130,6 +130,15 @@ def column_cases(
                 lambda: Epin.parse_many(tokens),
             )
         )
+        strings = numpy.array(tokens)  # dtype U: fixed-width code points
+        rows.append(
+            (
+                f"numpy {strings.dtype.str[1:]} array -> result",
+                lambda: Epin.parse_many(strings),
+                "the same tokens as a list",
+                lambda: Epin.parse_many(tokens),
+            )
+        )
     except ImportError:
         pass
     try:

@@ -43,6 +43,22 @@ cdef extern from "_strs.h":
         str_reader* r, const char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,
         unsigned char* out, const uint64_t* records, int epin)
 
+cdef extern from "_fixed.h" nogil:
+    # numpy S / U arrays of width 1-4, contiguous: elements i.. to count - 1, eight at a
+    # time; each returns the first element it did not write.
+    Py_ssize_t fixed_s_avx2 "sashite_fixed_s_avx2"(
+        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
+        unsigned char* out, const uint64_t* records, int epin)
+    Py_ssize_t fixed_u_avx2 "sashite_fixed_u_avx2"(
+        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
+        unsigned char* out, const uint64_t* records, int epin)
+    Py_ssize_t fixed_s_avx512 "sashite_fixed_s_avx512"(
+        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
+        unsigned char* out, const uint64_t* records, int epin)
+    Py_ssize_t fixed_u_avx512 "sashite_fixed_u_avx512"(
+        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
+        unsigned char* out, const uint64_t* records, int epin)
+
 cdef extern from "_kernels.h" nogil:
     enum:
         SASHITE_KERNEL_PORTABLE
@@ -607,23 +623,43 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     count, stride = view.shape[0], view.strides[0]
     width = view.itemsize // 4 if wide else view.itemsize
     result = new_token_array(count, epin)
+    # The SIMD kernels read contiguous arrays of 1-4 characters eight elements at a
+    # time (_fixed.h), each lane 4 characters from its element's start: only elements
+    # at least that far from the array's end.
+    cdef bint simd = (bytes_kernel_id >= SASHITE_KERNEL_AVX2 and 1 <= width <= 4
+                      and stride == view.itemsize)
+    cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
+    cdef Py_ssize_t upto
+    failure.index = failure.start = failure.length = failure.reason = 0
     try:
         with nogil:
-            for k in range(count):
-                e = base + k * stride
-                code = scan_element(e, width, wide, epin, &length)
-                if code >= 0:
-                    memcpy(result.records + 5 * k, record_of[code], 8)
-                    continue
-                if not mark:
-                    failure.index, failure.start, failure.length = k, k * stride, length
-                    failure.reason = -code
-                    status = 1
-                    break
-                memset(result.records + 5 * k, 0, 5)
-                if mark_add(&marked, k, k * stride, length, -code) < 0:
-                    status = -1
-                    break
+            k = 0
+            while k < count and status == 0:
+                upto = count
+                if k < lanes:
+                    if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
+                        k = (fixed_u_avx512 if wide else fixed_s_avx512)(
+                            base, k, lanes, width, result.records, records_by_index, epin)
+                    else:
+                        k = (fixed_u_avx2 if wide else fixed_s_avx2)(
+                            base, k, lanes, width, result.records, records_by_index, epin)
+                    upto = min(k + 8, count)
+                while k < upto:
+                    e = base + k * stride
+                    code = scan_element(e, width, wide, epin, &length)
+                    if code >= 0:
+                        memcpy(result.records + 5 * k, record_of[code], 8)
+                    elif not mark:
+                        failure.index, failure.start, failure.length = k, k * stride, length
+                        failure.reason = -code
+                        status = 1
+                        break
+                    else:
+                        memset(result.records + 5 * k, 0, 5)
+                        if mark_add(&marked, k, k * stride, length, -code) < 0:
+                            status = -1
+                            break
+                    k += 1
         if status < 0:
             raise MemoryError()
         if status > 0:

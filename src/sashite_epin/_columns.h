@@ -37,13 +37,6 @@ static inline int sashite_valid8(const uint8_t *bits, int64_t j)
     return (v & 0xFF) == 0xFF;
 }
 
-static inline int32_t sashite_load32(const unsigned char *p)
-{
-    int32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 #ifdef SASHITE_EPIN_AVX2
 
 /* Group loaders: the lengths and first 4 bytes of the 8 entries from o (or v), or 0

@@ -430,6 +430,13 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
  * and 4-byte words at once, each entry checked against its own length, none waiting
  * on another. */
 
+/* A lane's 4 bytes, from any alignment. */
+static inline int32_t sashite_load32(const unsigned char *p) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
 #ifdef SASHITE_EPIN_AVX2
 /* The rule's constants, made once before a loop.  Under AVX2 (16 registers) the
  * compiler may rebuild some inside the loop rather than spill; under AVX-512 (32)
