@@ -206,6 +206,29 @@ def test_the_densest_blocks_and_every_batch_length(core: ModuleType, kernel: str
 
 @pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
 @pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_refused_tokens_close_together(core: ModuleType, kernel: str) -> None:
+    # In a block that fails, a kernel writes the tokens before the first refused one;
+    # the exact scanner reads that one and hands back right after it, mid-block.  So
+    # refused tokens one after another, every other token and every few, each starting
+    # at every offset, with a buffer that ends in one, are all read as the portable
+    # kernel reads them.
+    rng = random.Random(23)
+    refused = [b"K1", b"+", b"^", b"KK", b"K''", b"\xff", b"-", b"+K^^", b"'", b"K^'^"]
+    inputs = []
+    for every in (1, 2, 3, 7):
+        for shift in range(every + 4):
+            words = [
+                refused[(i + shift) % len(refused)] if (i + shift) % every == 0
+                else rng.choice(EPIN_TOKENS).encode()
+                for i in range(90)
+            ]  # fmt: skip
+            inputs.append(b"".join(w + rng.choice(SEPARATORS) for w in words))
+            inputs.append(b" ".join(words))
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_random_buffers_near_the_grammar(core: ModuleType, kernel: str) -> None:
     rng = random.Random(11)
     noise = b" \t\n+-^'Kk1\x00\xffz"

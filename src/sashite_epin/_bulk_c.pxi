@@ -77,7 +77,7 @@ cdef extern from "_kernels.h" nogil:
     ctypedef Py_ssize_t (*count_fn "sashite_count_fn")(const unsigned char*, Py_ssize_t)
     ctypedef int (*decode_fn "sashite_decode_fn")(
         const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
-        unsigned char*, const uint64_t*, int)
+        unsigned char*, const uint64_t*, int, Py_ssize_t*)
     ctypedef Py_ssize_t (*scan_fn "sashite_scan_fn")(
         const unsigned char*, Py_ssize_t, int, const unsigned short*, unsigned short*,
         Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
@@ -432,20 +432,21 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
     out has room for count records only, so that is checked, never assumed.
 
     The bytes kernel (_kernels.h) writes runs of valid tokens; where it stops, the exact
-    scanner reads on, past the block the kernel refused, then hands back."""
-    cdef Py_ssize_t at = 0, k = 0
+    scanner reads the token holding the first byte the kernel refused, then hands
+    back."""
+    cdef Py_ssize_t at = 0, k = 0, bad = 0
     cdef int status
     if decode_bytes == NULL:  # the portable kernel: the exact scanner throughout
         status = scan_exactly(p, size, &at, &k, size, count, epin, mark, out, failure,
                               marked)
         return status if status != 0 or k == count else 2
     while True:
-        status = decode_bytes(p, size, &at, &k, count, out, records_by_index, epin)
+        status = decode_bytes(p, size, &at, &k, count, out, records_by_index, epin, &bad)
         if status == SASHITE_OVERFLOW:
             return 2
         if status == SASHITE_STOPPED:
-            status = scan_exactly(p, size, &at, &k, at + 68, count, epin, mark, out,
-                                  failure, marked)
+            status = scan_exactly(p, size, &at, &k, bad, count, epin, mark, out, failure,
+                                  marked)
             if status != 0:
                 return status
         if at >= size:
@@ -457,9 +458,9 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                       bint mark, unsigned char* out, Failure* failure,
                       MarkList* marked) noexcept nogil:
     """split_and_scan's exact part: the tokens from *at (a token start, or a separator)
-    on, each judged by scan_token, until a block boundary past limit that no token
-    crosses; *at and *k_at are then where the kernel goes on.  Statuses as
-    split_and_scan's.
+    on, each judged by scan_token, up to the first that ends at limit or after it (the
+    byte the kernel refused lies in it or ends it); *at and *k_at are then where the
+    kernel goes on, past that token's separator.  Statuses as split_and_scan's.
 
     Two stages per 64-byte block: separator masks give every token start and end at
     once (bit tricks, no per-byte branch); then each token is decoded on its own, so
@@ -503,14 +504,19 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                     k += 1
                     if mark_add(marked, k - 1, s, n, -code) < 0:
                         return -1
-                    continue
-            memcpy(out + 5 * k, record_of[code], 8)
-            k += 1
+                else:
+                    memcpy(out + 5 * k, record_of[code], 8)
+                    k += 1
+            else:
+                memcpy(out + 5 * k, record_of[code], 8)
+                k += 1
+            if s + n >= limit:
+                at[0] = s + n + 1 if s + n < size else size
+                k_at[0] = k
+                return 0
         pending = starts[taken] if taken < have else -1
         b += 64
-        if b >= limit and pending < 0 and not carry:
-            break
-    at[0] = b if b < size else size
+    at[0] = size
     k_at[0] = k
     return 0
 

@@ -572,11 +572,14 @@ static inline __m128i sashite_narrow_avx512(__m256i x)
  * each) from record index *k on, at most count records in all.  p[*at - 1] (if any)
  * must end a token or be a separator.  records: SASHITE_RECORD_INDEXES 8-byte records,
  * by letter byte | flags << 8.  On SASHITE_STOPPED, *at is the start of the first token
- * not written and *k its index; the exact scanner goes on from there. */
+ * not written, *k its index and *bad the first byte the grammar refuses (size when the
+ * buffer ends with a modifier); the exact scanner goes on from there and hands back
+ * after the token holding *bad.  In the block that fails, the tokens before that one
+ * are written: the checks look only backwards, so no byte before *bad breaks a rule. */
 #define SASHITE_DEFINE_DECODE(NAME, ATTR, PREPARE, BLOCK, COMPRESS, WRITE)                       \
     ATTR static int NAME(const unsigned char *p, Py_ssize_t size, Py_ssize_t *at,          \
                          Py_ssize_t *k_at, Py_ssize_t count, unsigned char *out,           \
-                         const uint64_t *records, int epin) {                              \
+                         const uint64_t *records, int epin, Py_ssize_t *bad_at) {          \
         Py_ssize_t pos = *at, k = *k_at, n, m = 0, t;                                     \
         unsigned char pad[1 + 64 + 16];                                                   \
         uint16_t index[64], batch[SASHITE_BATCH + 32 + 8];                                \
@@ -610,7 +613,20 @@ static inline __m128i sashite_narrow_avx512(__m256i x)
                   | (c.apostrophe & ~(after_letter | c.caret << 1 | was_caret))           \
                   | (c.sep & (c.modifier << 1 | was_modifier));                           \
             if (bad) {                                                                    \
+                /* the tokens before the one holding the first refused byte r: each */     \
+                /* ends with a separator before r, after which the failing token starts */ \
+                int r = sashite_ctz64(bad);                                               \
+                uint64_t seps = c.sep & ((UINT64_C(1) << r) - 1), before_token;           \
+                *bad_at = pos + r;                                                        \
                 status = SASHITE_STOPPED;                                                 \
+                if (seps) {                                                               \
+                    r = sashite_top64(seps) + 1;                                          \
+                    before_token = c.letter & ((UINT64_C(1) << r) - 1);                   \
+                    if (sashite_popcount64(before_token) > count - k - m)                 \
+                        return SASHITE_OVERFLOW;                                          \
+                    m += COMPRESS(index, before_token, batch + m);                        \
+                    pos += r;                                                             \
+                }                                                                         \
                 break;                                                                    \
             }                                                                             \
             if (count - k - m < 32 && sashite_popcount64(c.letter) > count - k - m)       \
@@ -631,6 +647,8 @@ static inline __m128i sashite_narrow_avx512(__m256i x)
             *at = size, *k_at = k;                                                        \
             return SASHITE_DECODED;                                                       \
         }                                                                                 \
+        if (status == SASHITE_DECODED) /* a buffer ending with a modifier */              \
+            *bad_at = size;                                                               \
         if (pos > size) /* a buffer ending with a modifier: the scanner says so */         \
             pos = size;                                                                   \
         /* Back to the start of the token crossing into this block (at most 4 bytes); */  \
@@ -741,7 +759,8 @@ SASHITE_DEFINE_DECODE(sashite_decode_avx512, SASHITE_AVX512_TARGET, SASHITE_PREP
 
 typedef Py_ssize_t (*sashite_count_fn)(const unsigned char *, Py_ssize_t);
 typedef int (*sashite_decode_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t *, Py_ssize_t *,
-                                 Py_ssize_t, unsigned char *, const uint64_t *, int);
+                                 Py_ssize_t, unsigned char *, const uint64_t *, int,
+                                 Py_ssize_t *);
 typedef Py_ssize_t (*sashite_scan_fn)(const unsigned char *, Py_ssize_t, int, const uint16_t *,
                                       uint16_t *, Py_ssize_t *, Py_ssize_t, Py_ssize_t *,
                                       Py_ssize_t *);
