@@ -39,6 +39,14 @@ static inline int sashite_valid8(const uint8_t *bits, int64_t j)
 
 #ifdef SASHITE_EPIN_AVX2
 
+/* The first 4 bytes where each of the 8 offsets o[0..7] points: scalar loads (a
+ * gather was slower, see above). */
+#define SASHITE_WORDS8(DATA, O)                                                            \
+    _mm256_setr_epi32(sashite_load32((DATA) + (O)[0]), sashite_load32((DATA) + (O)[1]),    \
+                      sashite_load32((DATA) + (O)[2]), sashite_load32((DATA) + (O)[3]),    \
+                      sashite_load32((DATA) + (O)[4]), sashite_load32((DATA) + (O)[5]),    \
+                      sashite_load32((DATA) + (O)[6]), sashite_load32((DATA) + (O)[7]))
+
 /* Group loaders: the lengths and first 4 bytes of the 8 entries from o (or v), or 0
  * when one lies outside what the exact loop would read: a start s must have
  * 0 <= s < end - 3 (so 4 bytes are readable) before anything is read there. */
@@ -52,10 +60,7 @@ static inline int sashite_group32_avx2(const unsigned char *data, const int32_t 
     if (_mm256_movemask_ps(_mm256_castsi256_ps(inside)) != 0xFF)
         return 0;
     *n = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(o + 1)), s);
-    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
-                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
-                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
-                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    *w = SASHITE_WORDS8(data, o);
     return 1;
 }
 
@@ -81,10 +86,7 @@ static inline int sashite_group64_avx2(const unsigned char *data, const int64_t 
     *n = _mm256_inserti128_si256(
         _mm256_castsi128_si256(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n0, low))),
         _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n1, low)), 1);
-    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
-                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
-                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
-                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    *w = SASHITE_WORDS8(data, o);
     return 1;
 }
 
@@ -121,10 +123,7 @@ static inline int sashite_group32_avx512(const unsigned char *data, const int32_
     if (_mm256_cmplt_epu32_mask(s, limit) != 0xFF)
         return 0;
     *n = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(o + 1)), s);
-    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
-                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
-                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
-                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    *w = SASHITE_WORDS8(data, o);
     return 1;
 }
 
@@ -145,10 +144,7 @@ static inline int sashite_group64_avx512(const unsigned char *data, const int64_
         return 0;
     *n = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtepi64_epi32(n0)),
                                  _mm256_cvtepi64_epi32(n1), 1);
-    *w = _mm256_setr_epi32(sashite_load32(data + o[0]), sashite_load32(data + o[1]),
-                           sashite_load32(data + o[2]), sashite_load32(data + o[3]),
-                           sashite_load32(data + o[4]), sashite_load32(data + o[5]),
-                           sashite_load32(data + o[6]), sashite_load32(data + o[7]));
+    *w = SASHITE_WORDS8(data, o);
     return 1;
 }
 
@@ -209,26 +205,15 @@ SASHITE_DEFINE_COLUMN_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
 #else
 /* A build without AVX2 (no kernel selects these): the exact loop reads every entry. */
 #define SASHITE_DEFINE_COLUMN_READERS(K)                                                   \
-    static Py_ssize_t sashite_offsets32_##K(                                               \
-        const unsigned char *data, const int32_t *o, Py_ssize_t i, Py_ssize_t count,       \
-        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
-        const uint64_t *records, int epin)                                                 \
-    {                                                                                      \
-        return i;                                                                          \
-    }                                                                                      \
-    static Py_ssize_t sashite_offsets64_##K(                                               \
-        const unsigned char *data, const int64_t *o, Py_ssize_t i, Py_ssize_t count,       \
-        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
-        const uint64_t *records, int epin)                                                 \
-    {                                                                                      \
-        return i;                                                                          \
-    }                                                                                      \
-    static Py_ssize_t sashite_views_##K(                                                   \
-        const unsigned char *v, Py_ssize_t i, Py_ssize_t count, const uint8_t *bits,       \
-        int64_t bit, unsigned char *out, const uint64_t *records, int epin)                \
-    {                                                                                      \
-        return i;                                                                          \
-    }
+    SASHITE_NO_LANES(sashite_offsets32_##K, const unsigned char *data, const int32_t *o,   \
+                     Py_ssize_t i, Py_ssize_t count, int64_t end, const uint8_t *bits,     \
+                     int64_t bit, unsigned char *out, const uint64_t *records, int epin)   \
+    SASHITE_NO_LANES(sashite_offsets64_##K, const unsigned char *data, const int64_t *o,   \
+                     Py_ssize_t i, Py_ssize_t count, int64_t end, const uint8_t *bits,     \
+                     int64_t bit, unsigned char *out, const uint64_t *records, int epin)   \
+    SASHITE_NO_LANES(sashite_views_##K, const unsigned char *v, Py_ssize_t i,              \
+                     Py_ssize_t count, const uint8_t *bits, int64_t bit, unsigned char *out, \
+                     const uint64_t *records, int epin)
 SASHITE_DEFINE_COLUMN_READERS(avx2)
 SASHITE_DEFINE_COLUMN_READERS(avx512)
 #endif /* SASHITE_EPIN_AVX2 */

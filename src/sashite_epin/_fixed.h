@@ -111,20 +111,12 @@ SASHITE_DEFINE_FIXED_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
 #else
 /* A build without AVX2 (no kernel selects these): the exact loop reads every element. */
 #define SASHITE_DEFINE_FIXED_READERS(K)                                                    \
-    static Py_ssize_t sashite_fixed_s_##K(const unsigned char *base, Py_ssize_t i,         \
-                                          Py_ssize_t count, Py_ssize_t width,              \
-                                          unsigned char *out, const uint64_t *records,     \
-                                          int epin)                                        \
-    {                                                                                      \
-        return i;                                                                          \
-    }                                                                                      \
-    static Py_ssize_t sashite_fixed_u_##K(const unsigned char *base, Py_ssize_t i,         \
-                                          Py_ssize_t count, Py_ssize_t width,              \
-                                          unsigned char *out, const uint64_t *records,     \
-                                          int epin)                                        \
-    {                                                                                      \
-        return i;                                                                          \
-    }
+    SASHITE_NO_LANES(sashite_fixed_s_##K, const unsigned char *base, Py_ssize_t i,         \
+                     Py_ssize_t count, Py_ssize_t width, unsigned char *out,               \
+                     const uint64_t *records, int epin)                                    \
+    SASHITE_NO_LANES(sashite_fixed_u_##K, const unsigned char *base, Py_ssize_t i,         \
+                     Py_ssize_t count, Py_ssize_t width, unsigned char *out,               \
+                     const uint64_t *records, int epin)
 SASHITE_DEFINE_FIXED_READERS(avx2)
 SASHITE_DEFINE_FIXED_READERS(avx512)
 #endif /* SASHITE_EPIN_AVX2 */

@@ -430,6 +430,12 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
  * and 4-byte words at once, each entry checked against its own length, none waiting
  * on another. */
 
+/* A build without AVX2 declares each lane reader by this: it writes nothing and
+ * returns its parameter i, the first entry, so its caller's exact loop reads them all
+ * (no kernel selects it there anyway). */
+#define SASHITE_NO_LANES(NAME, ...)                                                        \
+    static Py_ssize_t NAME(__VA_ARGS__) { return i; }
+
 /* A lane's 4 bytes, from any alignment. */
 static inline int32_t sashite_load32(const unsigned char *p) {
     int32_t v;

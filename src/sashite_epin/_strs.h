@@ -177,13 +177,9 @@ SASHITE_DEFINE_STR_LANES(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
 #else
 /* A build without AVX2 (no kernel selects these): the scalar loop reads every item. */
 #define SASHITE_DEFINE_STR_LANES(K)                                                        \
-    static Py_ssize_t sashite_str_lanes_##K(const char *base, Py_ssize_t i,                \
-                                            Py_ssize_t count, Py_ssize_t stride,           \
-                                            unsigned char *out, const uint64_t *records,   \
-                                            int epin)                                      \
-    {                                                                                      \
-        return i;                                                                          \
-    }
+    SASHITE_NO_LANES(sashite_str_lanes_##K, const char *base, Py_ssize_t i,                \
+                     Py_ssize_t count, Py_ssize_t stride, unsigned char *out,              \
+                     const uint64_t *records, int epin)
 SASHITE_DEFINE_STR_LANES(avx2)
 SASHITE_DEFINE_STR_LANES(avx512)
 #endif
