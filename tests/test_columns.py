@@ -417,7 +417,8 @@ def expected_table(entries: list[str | None], epin: bool) -> pa.Table:
     pins = [o.pin if isinstance(o, Epin) else o for o in objects]
 
     columns = {
-        "token": pa.array([None if o is None else str(o) for o in objects], pa.string()),
+        # an invalid entry keeps its text as read; only a missing one is null
+        "token": pa.array([e if isinstance(e, str) else None for e in entries], pa.string()),
         "abbr": [None if p is None else p.abbr for p in pins],
         "side": [None if p is None else str(p.side) for p in pins],
         "state": [None if p is None else str(p.state) for p in pins],
@@ -427,7 +428,19 @@ def expected_table(entries: list[str | None], epin: bool) -> pa.Table:
         columns["derived"] = pa.array(
             [None if o is None else o.is_derived for o in objects], pa.bool_()
         )
+    columns["valid"] = pa.array([o is not None for o in objects], pa.bool_())
+    columns["reason"] = [None if o is not None else reason_name(kind, e) for o, e in
+                         zip(objects, entries, strict=True)]  # fmt: skip
     return pa.table(columns)
+
+
+def reason_name(kind: type, entry: object) -> str:
+    """The Reason name the facade gives an invalid entry (MISSING for a missing one)."""
+    if not isinstance(entry, str):
+        return "MISSING"
+    with pytest.raises(ParseError) as caught:
+        kind.parse(entry)  # type: ignore[attr-defined]
+    return caught.value.reason.name  # type: ignore[union-attr]
 
 
 def as_python(table: pa.Table) -> dict[str, list[object]]:
@@ -454,8 +467,10 @@ def test_results_export_readable_arrow_columns(core: ModuleType, epin: bool) -> 
 
 def test_the_export_is_read_by_every_library(core: ModuleType) -> None:
     result = core.parse_many(["K^", "x1", "+p'", None], True, errors="mark")
-    rows = [("K^", "K", "first", "normal", True, False), (None,) * 6,
-            ("+p'", "P", "second", "enhanced", False, True), (None,) * 6]  # fmt: skip
+    rows = [("K^", "K", "first", "normal", True, False, True, None),
+            ("x1", *(None,) * 5, False, "OTHER_CHARACTER"),
+            ("+p'", "P", "second", "enhanced", False, True, True, None),
+            (*(None,) * 6, False, "MISSING")]  # fmt: skip
     frame = pl.DataFrame(result)
     assert frame.rows() == rows and frame.schema["side"] == pl.Categorical
     assert result.to_polars().rows() == rows
@@ -468,7 +483,9 @@ def test_the_export_is_read_by_every_library(core: ModuleType) -> None:
 def test_empty_and_all_invalid_results_export(core: ModuleType) -> None:
     assert pa.table(core.parse_many([], True)).num_rows == 0
     table = pa.table(core.parse_many([None, "x1"], True, errors="mark"))
-    assert all(table.column(name).null_count == 2 for name in table.column_names)
+    nulls = {name: table.column(name).null_count for name in table.column_names}
+    assert nulls == {"token": 1, "abbr": 2, "side": 2, "state": 2, "terminal": 2,
+                     "derived": 2, "valid": 0, "reason": 0}  # fmt: skip
 
 
 def export_cases(epin: bool) -> list[list[str | None]]:
@@ -508,7 +525,7 @@ def test_every_kernel_exports_the_same_columns(bytes_core: ModuleType, epin: boo
         table.validate(full=True)
         want = expected_table(entries, epin)
         assert as_python(table) == as_python(want), entries
-        # and a marked entry takes no bytes, under every kernel
+        # and a marked entry takes its text's bytes, under every kernel
         assert token_offsets(table) == token_offsets(want), entries
 
 

@@ -184,6 +184,7 @@ cdef class TokenArray:
     cdef bint epin
     cdef object _invalid       # array('q') of the indices of entries marked invalid, or ()
     cdef list _rejected        # for each: (token, reason number, byte offset, line)
+    cdef object _labels        # the input's pandas Index, or None
     cdef Py_ssize_t view_shape[1]
     cdef Py_ssize_t view_strides[1]
 
@@ -192,6 +193,7 @@ cdef class TokenArray:
         self.count = 0
         self._invalid = ()
         self._rejected = []
+        self._labels = None
 
     def __dealloc__(self):
         free(self.records)
@@ -202,6 +204,12 @@ cdef class TokenArray:
         return "EPIN" if self.epin else "PIN"
 
     @property
+    def labels(self):
+        """The pandas Index of the input the entries were read from (a Series' index,
+        an Index itself), following the entries through selections; None otherwise."""
+        return self._labels
+
+    @property
     def invalid(self):
         """Indices of the entries marked invalid (``errors="mark"``), a new array('q')
         each time (changing it changes nothing else)."""
@@ -210,12 +218,21 @@ cdef class TokenArray:
     def errors(self):
         """A ParseError for each entry marked invalid, in index order: its ``token``
         (the text as read: str, bytes for bytes and numpy S input, the missing value
-        itself), ``reason``, ``index``, and for bytes input ``position`` (byte offset)
-        and ``line``."""
+        itself), ``reason``, ``index``, for bytes input ``position`` (byte offset)
+        and ``line``, and ``label`` where the input had a pandas index."""
         notation = notation_of(self.epin)
+        labels = self._labels
         return [_ParseError(token, _reason_text(reason, notation), notation, index, where,
-                            line)
+                            line, _marks.label_of(labels, index))
                 for index, (token, reason, where, line) in zip(self._invalid, self._rejected)]
+
+    def valid_mask(self):
+        """A numpy bool array, True at each valid entry (no Python object per entry)."""
+        return _marks.valid_mask(self)
+
+    def reason_codes(self):
+        """A numpy uint8 array: 0 at a valid entry, else the number of its Reason."""
+        return _marks.reason_codes(self.count, self._invalid, self._rejected)
 
     def __len__(self):
         return self.count
@@ -250,6 +267,7 @@ cdef class TokenArray:
             if self.records[5 * i]:
                 memcpy(result.records + 5 * k, self.records + 5 * i, 5)
                 k += 1
+        result._labels = _marks.valid_labels(self._labels, self)
         return result
 
     def __add__(self, other):
@@ -273,6 +291,7 @@ cdef class TokenArray:
             k += 1
         if marked:
             part._invalid = new_array("q", marked)
+        part._labels = _marks.take_labels(self._labels, indices)
         return part
 
     cdef dict rejected_by_index(self):
@@ -400,6 +419,8 @@ cdef class TokenArray:
                 for i in range(start, start + count[code]):
                     memcpy(result.records + 5 * i, record_of[code], 8)
                 start += count[code]
+        if self._labels is not None:
+            result._labels = _marks.sorted_labels(self._labels, self.codes())
         return result
 
     def __eq__(self, other):
@@ -418,12 +439,12 @@ cdef class TokenArray:
         return f"<TokenArray {self.notation} [{shown}{more}] ({self.count} tokens)>"
 
     def __reduce__(self):
-        return (rebuild_token_array, (self.epin, bytes(self), self._rejected))
+        return (rebuild_token_array, (self.epin, bytes(self), self._rejected, self._labels))
 
     # -- Arrow: the PyCapsule interface (see _export_c.pxi for the columns) -----------
     def __arrow_c_schema__(self):
-        """The Arrow schema of the export: a struct of token, abbr, side, state,
-        terminal (and derived for EPIN)."""
+        """The Arrow schema of the export, the same whatever the data: a struct of
+        token, abbr, side, state, terminal, (derived for EPIN,) valid and reason."""
         return schema_capsule(self.epin)
 
     def __arrow_c_array__(self, requested_schema=None):
@@ -437,16 +458,17 @@ cdef class TokenArray:
         return stream_capsule(self)
 
     def to_arrow(self):
-        """A pyarrow Table of the columns token, abbr, side, state, terminal (and
-        derived); needs pyarrow."""
+        """A pyarrow Table of the export's columns; needs pyarrow."""
         from sashite_epin import _frames  # with the library it calls
         return _frames.to_arrow(self)
 
-    def to_pandas(self):
-        """A pandas DataFrame of the same columns (side and state categorical); needs
-        pandas and pyarrow."""
+    def to_pandas(self, index=None):
+        """A pandas DataFrame of the export's columns, with the same dtypes whatever the
+        data (abbr, side, state and reason categorical, terminal and derived
+        ``boolean``, valid ``bool``), on the input's index (``labels``): ``index=``
+        gives another, ``index=False`` a RangeIndex.  Needs pandas and pyarrow."""
         from sashite_epin import _frames  # with the library it calls
-        return _frames.to_pandas(self)
+        return _frames.to_pandas(self, index)
 
     def to_polars(self):
         """A polars DataFrame of the same columns (side and state categorical); needs
@@ -524,7 +546,7 @@ cdef TokenArray new_token_array(Py_ssize_t count, bint epin):
     return result
 
 
-def rebuild_token_array(bint epin, bytes records, rejected=()):
+def rebuild_token_array(bint epin, bytes records, rejected=(), labels=None):
     """Unpickling: records are checked, never trusted; rejected holds one
     (token, reason, byte offset, line) per zero record."""
     cdef Py_ssize_t count = len(records) // 5, i
@@ -545,6 +567,7 @@ def rebuild_token_array(bint epin, bytes records, rejected=()):
     if marked:
         result._invalid = new_array("q", marked)
     result._rejected = checked_rejected(rejected, len(marked))
+    set_labels(result, labels)
     return result
 
 
@@ -579,6 +602,16 @@ cdef TokenArray concatenate(list parts, bint epin):
         at += part.count
     if marked:
         result._invalid = new_array("q", marked)
+    result._labels = _marks.joined_labels([part._labels for part in parts])
+    return result
+
+
+def set_labels(TokenArray result, labels):
+    """Give a result made just now the pandas Index its input had (parse_many's
+    facade, before anyone else sees the result)."""
+    if labels is not None and len(labels) != result.count:
+        raise ValueError(f"{len(labels)} labels for {result.count} entries")
+    result._labels = labels
     return result
 
 

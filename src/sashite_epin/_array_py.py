@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import _export_py, _frames
+from . import _export_py, _frames, _marks
 from ._errors import ParseError, reason_text
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
 from ._messages import MISSING
@@ -35,21 +35,34 @@ class TokenArray:
     ``tokens()``, ``to_bytes()`` and ``codes()`` format back.
     """
 
-    __slots__ = ("_epin", "_invalid", "_records", "_rejected")
+    __slots__ = ("_epin", "_invalid", "_labels", "_records", "_rejected")
 
     _records: bytes
     _epin: bool
     _invalid: array[int]
     _rejected: list[Rejected]
+    _labels: Any
 
     @classmethod
     def _make(
-        cls, epin: bool, records: bytes, invalid: Sequence[int], rejected: Sequence[Rejected]
+        cls,
+        epin: bool,
+        records: bytes,
+        invalid: Sequence[int],
+        rejected: Sequence[Rejected],
+        labels: Any = None,
     ) -> TokenArray:
         self = object.__new__(cls)
         self._records, self._epin, self._invalid = records, epin, array("q", invalid)
         self._rejected = list(rejected)
+        self._labels = labels
         return self
+
+    @property
+    def labels(self) -> Any:
+        """The pandas Index of the input the entries were read from (a Series' index,
+        an Index itself), following the entries through selections; None otherwise."""
+        return self._labels
 
     @property
     def notation(self) -> str:
@@ -65,15 +78,31 @@ class TokenArray:
     def errors(self) -> list[ParseError]:
         """A ParseError for each entry marked invalid, in index order: its ``token``
         (the text as read: str, bytes for bytes and numpy S input, the missing value
-        itself), ``reason``, ``index``, and for bytes input ``position`` (byte offset)
-        and ``line``."""
-        notation = self.notation
+        itself), ``reason``, ``index``, for bytes input ``position`` (byte offset)
+        and ``line``, and ``label`` where the input had a pandas index."""
+        notation, labels = self.notation, self._labels
         return [
-            ParseError(token, reason_text(reason, notation), notation, index, where, line)
+            ParseError(
+                token,
+                reason_text(reason, notation),
+                notation,
+                index,
+                where,
+                line,
+                _marks.label_of(labels, index),
+            )
             for index, (token, reason, where, line) in zip(
                 self._invalid, self._rejected, strict=True
             )
         ]
+
+    def valid_mask(self) -> Any:
+        """A numpy bool array, True at each valid entry (no Python object per entry)."""
+        return _marks.valid_mask(self)
+
+    def reason_codes(self) -> Any:
+        """A numpy uint8 array: 0 at a valid entry, else the number of its Reason."""
+        return _marks.reason_codes(len(self), self._invalid, self._rejected)
 
     def __len__(self) -> int:
         return len(self._records) // RECORD_SIZE
@@ -100,7 +129,13 @@ class TokenArray:
         records = b"".join(self._records[5 * i : 5 * i + 5] for i in picked)
         rejected = dict(zip(self._invalid, self._rejected, strict=True))
         marked = [(k, rejected[i]) for k, i in enumerate(picked) if self._records[5 * i] == 0]
-        return TokenArray._make(self._epin, records, [k for k, _ in marked], [r for _, r in marked])
+        return TokenArray._make(
+            self._epin,
+            records,
+            [k for k, _ in marked],
+            [r for _, r in marked],
+            _marks.take_labels(self._labels, picked),
+        )
 
     def valid(self) -> TokenArray:
         """A new TokenArray of the entries not marked invalid, in order."""
@@ -134,7 +169,11 @@ class TokenArray:
         self._check_complete()
         order = sorted(range(len(self)), key=self._code)
         return TokenArray._make(
-            self._epin, b"".join(self._records[5 * i : 5 * i + 5] for i in order), [], []
+            self._epin,
+            b"".join(self._records[5 * i : 5 * i + 5] for i in order),
+            [],
+            [],
+            _marks.take_labels(self._labels, order),
         )
 
     def to_bytes(self, sep: bytes = b"\n") -> bytes:
@@ -167,17 +206,22 @@ class TokenArray:
         return f"<TokenArray {self.notation} [{shown}{more}] ({len(self)} tokens)>"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (rebuild_token_array, (self._epin, self._records, self._rejected))
+        return (
+            rebuild_token_array,
+            (self._epin, self._records, self._rejected, self._labels),
+        )
 
     # -- Arrow: the PyCapsule interface (see _export_py.py for the columns) ---------------
     def _arrow(self) -> Any:
         codes = self.codes()
         tokens = [None if c == 0xFFFF else format_code(c) for c in codes]
-        return _export_py.struct_array(self._epin, self._records, tokens)
+        return _export_py.struct_array(
+            self._epin, self._records, tokens, self._invalid, self._rejected
+        )
 
     def __arrow_c_schema__(self) -> object:
-        """The Arrow schema of the export: a struct of token, abbr, side, state,
-        terminal (and derived for EPIN)."""
+        """The Arrow schema of the export, the same whatever the data: a struct of
+        token, abbr, side, state, terminal, (derived for EPIN,) valid and reason."""
         return self._arrow().type.__arrow_c_schema__()
 
     def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
@@ -191,14 +235,15 @@ class TokenArray:
         return _export_py.stream(self._arrow()).__arrow_c_stream__()
 
     def to_arrow(self) -> Any:
-        """A pyarrow Table of the columns token, abbr, side, state, terminal (and
-        derived); needs pyarrow."""
+        """A pyarrow Table of the export's columns; needs pyarrow."""
         return _frames.to_arrow(self)
 
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame of the same columns (side and state categorical); needs
-        pandas and pyarrow."""
-        return _frames.to_pandas(self)
+    def to_pandas(self, index: Any = None) -> Any:
+        """A pandas DataFrame of the export's columns, with the same dtypes whatever the
+        data (abbr, side, state and reason categorical, terminal and derived
+        ``boolean``, valid ``bool``), on the input's index (``labels``): ``index=``
+        gives another, ``index=False`` a RangeIndex.  Needs pandas and pyarrow."""
+        return _frames.to_pandas(self, index)
 
     def to_polars(self) -> Any:
         """A polars DataFrame of the same columns (side and state categorical); needs
@@ -207,7 +252,7 @@ class TokenArray:
 
 
 def rebuild_token_array(
-    epin: bool, records: bytes, rejected: Sequence[Rejected] = ()
+    epin: bool, records: bytes, rejected: Sequence[Rejected] = (), labels: Any = None
 ) -> TokenArray:
     """Unpickling: records are checked, never trusted; rejected holds one
     (token, reason, byte offset, line) per zero record."""
@@ -222,7 +267,9 @@ def rebuild_token_array(
         code = code_of_record(r)
         if not (is_code(code) and (epin or not code & 1) and record_of_code(code) == r):
             raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
-    return TokenArray._make(epin, bytes(records), marked, _checked_rejected(rejected, len(marked)))
+    return TokenArray._make(
+        epin, bytes(records), marked, _checked_rejected(rejected, len(marked)), labels
+    )
 
 
 def _checked_rejected(rejected: Sequence[Rejected], count: int) -> list[Rejected]:
@@ -246,7 +293,17 @@ def concatenate(parts: Sequence[TokenArray], epin: bool) -> TokenArray:
         invalid += [at + i for i in part._invalid]
         rejected += part._rejected
         at += len(part)
-    return TokenArray._make(epin, b"".join(p._records for p in parts), invalid, rejected)
+    labels = _marks.joined_labels([p._labels for p in parts])
+    return TokenArray._make(epin, b"".join(p._records for p in parts), invalid, rejected, labels)
+
+
+def set_labels(result: TokenArray, labels: Any) -> TokenArray:
+    """Give a result made just now the pandas Index its input had (parse_many's
+    facade, before anyone else sees the result)."""
+    if labels is not None and len(labels) != len(result):
+        raise ValueError(f"{len(labels)} labels for {len(result)} entries")
+    result._labels = labels
+    return result
 
 
 def from_codes(codes: object, epin: bool) -> TokenArray:

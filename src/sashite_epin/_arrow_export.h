@@ -12,7 +12,7 @@
 #include "_arrow.h"
 
 #define SASHITE_MAX_BUFFERS 3
-#define SASHITE_MAX_CHILDREN 6
+#define SASHITE_MAX_CHILDREN 8
 
 struct sashite_node {
     const void *buffers[SASHITE_MAX_BUFFERS];

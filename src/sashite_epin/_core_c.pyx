@@ -12,7 +12,7 @@ are described once, in docs/design.md.
 
 cimport cython
 
-from sashite_epin import _errors, _layout, _messages
+from sashite_epin import _errors, _layout, _marks, _messages
 from sashite_epin._errors import ParseError as _ParseError
 from sashite_epin._errors import reason_text as _reason_text
 

@@ -12,7 +12,7 @@ friends show, and the compiled core carries the same ones.
 
 from typing import Any as _Any
 
-from ._array_py import TokenArray, from_codes, rebuild_token_array
+from ._array_py import TokenArray, from_codes, rebuild_token_array, set_labels
 from ._bulk_py import parse_many
 from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
@@ -131,6 +131,7 @@ __all__ = [
     "safe_parse_pin",
     "scan_epin",
     "scan_pin",
+    "set_labels",
     "tokenize_epin",
     "tokenize_pin",
     "use_bytes_kernel",

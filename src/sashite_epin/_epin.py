@@ -3,6 +3,7 @@ instances are built once, at import; every way of getting an Epin returns one of
 
 from __future__ import annotations
 
+from . import _tables
 from ._core import TokenArray, core
 from ._layout import DERIVED_BIT, all_codes
 from ._pin import _PINS, Pin, as_static, fill_slots, real_bool, table_index
@@ -63,7 +64,7 @@ class Epin(Token):
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
         """Parse many EPIN tokens at once; inputs, result and ``errors`` as for
         ``Pin.parse_many``."""
-        return core.parse_many(tokens, True, errors)
+        return _tables.parse_many(tokens, True, errors)
 
     @staticmethod
     def from_codes(codes: object) -> TokenArray:

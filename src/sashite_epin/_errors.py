@@ -56,7 +56,11 @@ class ParseError(ValueError):
     ``None`` for a single token), ``position`` (the character offset where scanning
     a longer text found no token, or the byte offset of a bad token in bulk bytes
     input; ``None`` otherwise) and ``line`` (bulk bytes input: the token's line,
-    counted from 1; ``None`` otherwise).
+    counted from 1; ``None`` otherwise), ``label`` (the pandas index label of the
+    entry, for input that had an index; ``None`` otherwise).
+
+    ``args`` are the constructor's arguments, so ``type(e)(*e.args)``, ``copy`` and
+    pickle give an equal error (the message is ``str(e)``).
     """
 
     token: object
@@ -65,16 +69,26 @@ class ParseError(ValueError):
     index: int | None
     position: int | None
     line: int | None
+    label: object
 
     def __init__(
         self,
         token: object,
-        reason: Reason | str,
+        reason: Reason | str | None = None,
         notation: str = "EPIN",
         index: int | None = None,
         position: int | None = None,
         line: int | None = None,
+        label: object = None,
     ) -> None:
+        if reason is None:
+            # Made from a message alone, as some libraries copy an exception they pass
+            # on (polars, from a function it ran): the message is all there is.
+            super().__init__(token)
+            self._message = self.reason = str(token)
+            self.token, self.notation = token, notation
+            self.index, self.position, self.line, self.label = index, position, line, label
+            return
         said = (
             f"{reason} (at most {MAX_LENGTH[notation]} characters)"
             if (reason == MESSAGES[TOO_LONG - 1] and notation in MAX_LENGTH)
@@ -88,18 +102,30 @@ class ParseError(ValueError):
             )
         else:
             where = "" if index is None else f" at index {index}"
+            where += "" if label is None else f" (label {_shown_label(label)})"
             where += "" if line is None else f" (line {line}, byte {position})"
             message = f"invalid {notation} token {_shown(token)}{where}: {said}"
-        super().__init__(message)
+        # args are the arguments, not the message: a copy made from them
+        # (type(e)(*e.args), as polars and multiprocessing do) is the same error.
+        super().__init__(token, reason, notation, index, position, line, label)
+        self._message = message
         self.token = token
         self.reason = reason
         self.notation = notation
         self.index = index
         self.position = position
         self.line = line
+        self.label = label
+
+    def __str__(self) -> str:
+        return self._message
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (
-            type(self),
-            (self.token, self.reason, self.notation, self.index, self.position, self.line),
-        )
+        return (type(self), self.args)
+
+
+def _shown_label(label: object) -> str:
+    # A label is the user's own value (an int, a str, a tuple for a MultiIndex): shown
+    # as repr, cut like a token.
+    text = repr(label)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."

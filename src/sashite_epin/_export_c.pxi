@@ -8,14 +8,20 @@
 #   state     dictionary<int8, utf8>      "normal" / "enhanced" / "diminished"
 #   terminal  bool
 #   derived   bool                        (EPIN only)
-# An entry marked invalid is null in every field (the struct itself has no nulls: it is
-# read as a record batch, whose rows cannot be null).  The dictionaries'
-# indices are the record's side and state numbers, so no table is needed.  Under the
+#   valid     bool, never null            false where the entry was marked invalid
+#   reason    dictionary<int8, utf8>      the Reason's name ("MODIFIER_NOT_FIRST"),
+#                                         null where the entry is valid
+# The schema is the same whatever the data.  An entry marked invalid keeps its text as
+# read in token (null only for a missing value) and is null in the token's fields (the
+# struct itself has no nulls: it is read as a record batch, whose rows cannot be null).
+# The dictionaries' indices are the record's side and state numbers, so no table is
+# needed.  Under the
 # AVX2 kernel every field is written 16 records at a time (_formats.h); the
 # scalar loops below write the rest, and everything under the other kernels.
 
 from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_New
 from libc.stdlib cimport calloc
+from libc.string cimport memmove
 
 cdef extern from "_arrow_export.h" nogil:
     int node_init "sashite_node_init"(ArrowArray* out, int64_t length, int64_t null_count,
@@ -39,12 +45,17 @@ cdef extern from "_formats.h" nogil:
         int32_t* at, int8_t* abbr, int8_t* side, int8_t* state, uint8_t* terminal,
         uint8_t* derived)
 
-cdef const char* FIELD_NAMES[6]
-cdef const char* FIELD_FORMATS[6]
-cdef int FIELD_DICTIONARY[6]
-FIELD_NAMES[:] = [b"token", b"abbr", b"side", b"state", b"terminal", b"derived"]
-FIELD_FORMATS[:] = [b"u", b"c", b"c", b"c", b"b", b"b"]
-FIELD_DICTIONARY[:] = [0, 1, 1, 1, 0, 0]
+cdef const char* FIELD_NAMES[2][8]
+cdef const char* FIELD_FORMATS[2][8]
+cdef int FIELD_DICTIONARY[2][8]
+FIELD_NAMES[1][:] = [b"token", b"abbr", b"side", b"state", b"terminal", b"derived", b"valid",
+                     b"reason"]
+FIELD_FORMATS[1][:] = [b"u", b"c", b"c", b"c", b"b", b"b", b"b", b"c"]
+FIELD_DICTIONARY[1][:] = [0, 1, 1, 1, 0, 0, 0, 1]
+FIELD_NAMES[0][:] = [b"token", b"abbr", b"side", b"state", b"terminal", b"valid", b"reason",
+                     NULL]
+FIELD_FORMATS[0][:] = [b"u", b"c", b"c", b"c", b"b", b"b", b"c", NULL]
+FIELD_DICTIONARY[0][:] = [0, 1, 1, 1, 0, 0, 1, 0]
 # The dictionaries' words, indexed by the record's numbers (STATE_NORMAL == 0, ...).
 cdef const char* LETTER_WORDS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 cdef int32_t LETTER_OFFSETS[27]
@@ -56,10 +67,35 @@ cdef const char* STATE_WORDS = b"normalenhanceddiminished"
 cdef int32_t STATE_OFFSETS[4]
 SIDE_OFFSETS[:] = [0, 5, 11]
 STATE_OFFSETS[:] = [0, 6, 14, 24]
+# The reason field's words, the Reason names by reason number - 1, from _marks (which
+# reads them from the enum, where they are written).
+cdef bytes REASON_NAMES = "".join(_marks.reason_names()).encode("ascii")
+cdef const char* REASON_WORDS = REASON_NAMES  # REASON_NAMES, a module global, owns them
+cdef int32_t REASON_OFFSETS[R_MISSING + 1]
+REASON_OFFSETS[0] = 0
+for _i, _name in enumerate(_marks.reason_names()):
+    REASON_OFFSETS[_i + 1] = REASON_OFFSETS[_i] + len(_name)
+
+
+cdef struct Invalid:  # what the export writes of the entries marked invalid
+    int64_t count
+    const int64_t* index            # each one's index, ascending
+    const unsigned char* reason     # its reason number
+    const unsigned char* missing    # 1: a missing value, whose token is null
+    int64_t missing_count
+    const int64_t* text_at          # count + 1 offsets into text
+    const unsigned char* text       # their texts as read, joined
+
+
+cdef inline const void* array_address(object values):
+    """Where an array.array keeps its items (it does not move while the array is alive
+    and not resized: the callers hold it and never resize it)."""
+    return <const void*><size_t>values.buffer_info()[0]
 
 
 cdef int tokens_schema(ArrowSchema* out, int epin) noexcept nogil:
-    return struct_schema(out, 6 if epin else 5, FIELD_NAMES, FIELD_FORMATS, FIELD_DICTIONARY)
+    return struct_schema(out, 8 if epin else 7, FIELD_NAMES[epin], FIELD_FORMATS[epin],
+                         FIELD_DICTIONARY[epin])
 
 
 cdef void* copy_of(const void* data, size_t size) noexcept nogil:
@@ -91,15 +127,74 @@ cdef int words(ArrowArray* out, int64_t n, const int32_t* offsets,
     return -1 if out.buffers[1] == NULL or out.buffers[2] == NULL else 0
 
 
+cdef void place_texts(int32_t* offsets, unsigned char* data, int64_t n,
+                      const Invalid* marked) noexcept nogil:
+    """Write the marked entries' texts into the token field, whose first pass left them
+    empty: from the last one back, each run of tokens after a marked entry moves right by
+    the length of all texts up to it (memmove: data has room for them), then the text
+    goes in the gap.  One pass over the data, whatever the number of marked entries."""
+    cdef int64_t k, r, i, end = n, first_after
+    cdef int32_t shift, start, stop
+    for k in range(marked.count - 1, -1, -1):
+        i = marked.index[k]
+        shift = <int32_t>marked.text_at[k + 1]
+        first_after = i + 1
+        start = offsets[first_after]
+        stop = offsets[end]
+        if shift:
+            memmove(data + start + shift, data + start, stop - start)
+            for r in range(first_after, end + 1):
+                offsets[r] += shift
+        memcpy(data + offsets[i] + marked.text_at[k], marked.text + marked.text_at[k],
+               marked.text_at[k + 1] - marked.text_at[k])
+        end = i
+
+
+cdef int fill_marks(ArrowArray* out, int64_t n, bint epin, const uint8_t* validity,
+                    const Invalid* marked) noexcept nogil:
+    """The valid and reason fields (validity: the bitmap of valid entries, NULL when
+    all are)."""
+    cdef int64_t i, k, bitmap = (n + 7) // 8
+    cdef ArrowArray* valid = node_child(out, 6 if epin else 5)
+    cdef ArrowArray* reason = node_child(out, 7 if epin else 6)
+    cdef uint8_t* bits = <uint8_t*>malloc(bitmap + 1)
+    cdef int8_t* reasons = <int8_t*>calloc(n + 1, 1)
+    cdef uint8_t* reason_valid = <uint8_t*>calloc(bitmap + 1, 1)
+    if (node_init(valid, n, 0, 2, 0) < 0 or bits == NULL or reasons == NULL
+            or reason_valid == NULL):
+        free(bits)
+        free(reasons)
+        free(reason_valid)
+        return -1
+    if validity != NULL:
+        memcpy(bits, validity, bitmap)
+    else:
+        memset(bits, 0xFF, bitmap + 1)
+    node_set_buffer(valid, 1, bits)
+    for k in range(marked.count):
+        i = marked.index[k]
+        reasons[i] = <int8_t>(marked.reason[k] - 1)
+        reason_valid[i >> 3] |= <uint8_t>(1 << (i & 7))
+    if node_init(reason, n, n - marked.count, 2, 0) < 0:
+        free(reasons)
+        free(reason_valid)
+        return -1
+    node_set_buffer(reason, 0, reason_valid)
+    node_set_buffer(reason, 1, reasons)
+    return words(node_dictionary(reason), R_MISSING, REASON_OFFSETS, REASON_WORDS)
+
+
 cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, bint epin,
-                      int64_t nulls) noexcept nogil:
+                      const Invalid* marked) noexcept nogil:
     """The struct array of n records; 0, or -1 when out of memory (out is then still
     releasable: what was built is freed by its release)."""
-    cdef int64_t i, k, start = 0, bitmap = (n + 7) // 8
+    cdef int64_t i, k, start = 0, bitmap = (n + 7) // 8, nulls = marked.count
+    cdef int64_t room = 4 * n + marked.text_at[marked.count] + 1
     cdef int32_t at = 0
     cdef int code
     cdef const unsigned char* r
     cdef uint8_t* validity = NULL
+    cdef uint8_t* present = NULL
     cdef int32_t* token_offsets
     cdef unsigned char* token_data
     cdef int8_t* letter
@@ -108,23 +203,39 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     cdef uint8_t* terminal
     cdef uint8_t* derived
     cdef uint8_t t_bits, d_bits
-    if node_init(out, n, 0, 1, 6 if epin else 5) < 0:
+    if node_init(out, n, 0, 1, 8 if epin else 7) < 0:
         return -1
     if nulls:  # the fields' validity: each field owns a copy
         validity = <uint8_t*>calloc(bitmap, 1)
-        if validity == NULL:
+        present = <uint8_t*>malloc(bitmap + 1)
+        if validity == NULL or present == NULL:
+            free(validity)
+            free(present)
             return -1
         for i in range(n):
             validity[i >> 3] |= <uint8_t>((records[5 * i] != 0) << (i & 7))
-    for i in range(6 if epin else 5):
-        if leaf(node_child(out, i), n, nulls, validity, 3 if i == 0 else 2) < 0:
+        memset(present, 0xFF, bitmap + 1)
+        for k in range(nulls):  # the token is null only where the value was missing
+            if marked.missing[k]:
+                i = marked.index[k]
+                present[i >> 3] &= <uint8_t>~(1 << (i & 7))
+    if leaf(node_child(out, 0), n, marked.missing_count, present, 3) < 0:
+        free(validity)
+        free(present)
+        return -1
+    free(present)
+    for i in range(1, 6 if epin else 5):
+        if leaf(node_child(out, i), n, nulls, validity, 2) < 0:
             free(validity)
             return -1
+    if fill_marks(out, n, epin, validity, marked) < 0:
+        free(validity)
+        return -1
     free(validity)
     # The token field's offsets and data in one allocation: the largest, of the same
     # size for the same n on every call, so the allocator keeps reusing the memory the
     # last export freed instead of mapping (and page-faulting) fresh memory each time.
-    token_offsets = <int32_t*>malloc(4 * (n + 1) + 4 * n + 1)
+    token_offsets = <int32_t*>malloc(4 * (n + 1) + room)
     token_data = <unsigned char*>(token_offsets + n + 1) if token_offsets != NULL else NULL
     letter = <int8_t*>malloc(n + 1)
     side = <int8_t*>malloc(n + 1)
@@ -158,6 +269,8 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         memcpy(token_data + at, token_bytes[code], 4)  # 4n + 1 bytes of room
         at += token_length[code]
     token_offsets[n] = <int32_t>at
+    if marked.text_at[marked.count]:
+        place_texts(token_offsets, token_data, n, marked)
     for i in range(start, n):  # the dictionaries' indices are the records' own numbers
         letter[i] = <int8_t>(records[5 * i] - 65 if records[5 * i] else 0)
         side[i] = <int8_t>records[5 * i + 1]
@@ -192,14 +305,30 @@ cdef object schema_capsule(bint epin):
 cdef object array_capsule(TokenArray tokens):
     cdef ArrowArray* array = <ArrowArray*>calloc(1, sizeof(ArrowArray))
     cdef int status
-    cdef int64_t nulls = len(tokens._invalid)
+    cdef Invalid marked
+    cdef int64_t zero = 0
+    cdef bytes reasons = b"", missing = b"", texts = b""
+    cdef object text_at = None
     if array == NULL:
         raise MemoryError()
     capsule = PyCapsule_New(array, b"arrow_array", <PyCapsule_Destructor>array_capsule_free)
-    if tokens.count >= (1 << 29):  # int32 offsets: 4 bytes per token at most
-        raise OverflowError("a TokenArray of 2**29 entries or more does not fit Arrow utf8")
+    marked = Invalid(0, NULL, NULL, NULL, 0, &zero, NULL)
+    if len(tokens._invalid):  # the marked entries' texts and reasons, read with the GIL
+        reasons, missing, offsets, texts = _marks.invalid_texts(tokens._rejected)
+        text_at = new_array("q", offsets)
+        marked.count = len(tokens._invalid)
+        marked.index = <const int64_t*>array_address(tokens._invalid)
+        marked.reason = reasons
+        marked.missing = missing
+        marked.missing_count = missing.count(1)
+        marked.text_at = <const int64_t*>array_address(text_at)
+        marked.text = texts
+    # int32 offsets: 4 bytes per valid token, the marked ones' texts as they are.
+    if 4 * tokens.count + len(texts) >= (1 << 31) - 1:
+        raise OverflowError("the tokens of this TokenArray do not fit one Arrow utf8 column "
+                            "(2 GiB of text)")
     with nogil:
-        status = fill_columns(array, tokens.records, tokens.count, tokens.epin, nulls)
+        status = fill_columns(array, tokens.records, tokens.count, tokens.epin, &marked)
     if status < 0:
         raise MemoryError()  # the capsule releases what was built
     return capsule

@@ -3,7 +3,9 @@ pyarrow (the compiled core writes the C structs itself and needs no library).
 
 The same struct column: token (utf8); abbr, side and state (dictionaries over int8 of
 the letters and of the spec's words, indexed by the record's numbers); terminal and
-derived (bool, derived for EPIN only); an entry marked invalid is null in every field.
+derived (bool, derived for EPIN only); valid (bool, never null) and reason (a
+dictionary of the Reason names, null where valid).  An entry marked invalid keeps its
+text as read in token (null for a missing value) and is null in the token's fields.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-FIELDS = ("token", "abbr", "side", "state", "terminal", "derived")
+from . import _marks
+
+FIELDS = ("token", "abbr", "side", "state", "terminal", "derived", "valid", "reason")
 LETTERS = tuple(chr(c) for c in range(65, 91))
 SIDE_WORDS = ("first", "second")
 STATE_WORDS = ("normal", "enhanced", "diminished")  # the record's state numbers
@@ -27,12 +31,21 @@ def _pyarrow() -> Any:
         ) from None
 
 
-def struct_array(epin: bool, records: bytes, tokens: list[str | None]) -> Any:
-    """The export of a TokenArray: its records and each entry's token (None if marked)."""
+def struct_array(
+    epin: bool, records: bytes, tokens: list[str | None], invalid: Any, rejected: Any
+) -> Any:
+    """The export of a TokenArray: its records, each entry's token (None if marked), and
+    the marked entries' indices and (token, reason, ...) as the result keeps them."""
     pa = _pyarrow()
     rows = [records[5 * i : 5 * i + 5] for i in range(len(tokens))]
     missing = [t is None for t in tokens]
     mask = pa.array(missing, pa.bool_())
+    texts: list[str | None] = list(tokens)
+    reasons: list[int | None] = [None] * len(tokens)
+    for i, (token, reason, _where, _line) in zip(invalid, rejected, strict=True):
+        text = _marks.export_text(token, reason)
+        texts[i] = None if text is None else text.decode("utf-8")
+        reasons[i] = reason - 1
 
     def column(values: list[Any], kind: Any) -> Any:
         return pa.array([None if m else v for v, m in zip(values, missing, strict=True)], kind)
@@ -43,15 +56,21 @@ def struct_array(epin: bool, records: bytes, tokens: list[str | None]) -> Any:
         return pa.DictionaryArray.from_arrays(indices, pa.array(vocabulary, pa.string()))
 
     fields = [
-        pa.array(tokens, pa.string()),
+        pa.array(texts, pa.string()),
         words(0, LETTERS, 65),
         words(1, SIDE_WORDS),
         words(2, STATE_WORDS),
         column([bool(r[3]) for r in rows], pa.bool_()),
         column([bool(r[4]) for r in rows], pa.bool_()),
+        pa.array([not m for m in missing], pa.bool_()),
+        pa.DictionaryArray.from_arrays(
+            pa.array(reasons, pa.int8()), pa.array(_marks.reason_names(), pa.string())
+        ),
     ]
-    names = FIELDS if epin else FIELDS[:-1]
-    return pa.StructArray.from_arrays(fields[: len(names)], names=list(names))
+    names = list(FIELDS) if epin else [f for f in FIELDS if f != "derived"]
+    if not epin:
+        del fields[5]
+    return pa.StructArray.from_arrays(fields, names=names)
 
 
 def stream(array: Any) -> Any:

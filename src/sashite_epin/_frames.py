@@ -27,10 +27,22 @@ def to_arrow(result: object) -> Any:
     return _library("pyarrow", "arrow").table(result)
 
 
-def to_pandas(result: object) -> Any:
-    """A pandas DataFrame of the result's columns, side and state categorical."""
-    _library("pandas", "pandas")
-    return to_arrow(result).to_pandas()
+def to_pandas(result: Any, index: Any = None) -> Any:
+    """A pandas DataFrame of the result's columns with fixed dtypes: the dictionary
+    fields categorical (their categories are every word, whatever the data), terminal
+    and derived ``boolean`` (nullable), valid ``bool``; on the result's labels unless
+    ``index`` gives others (``False``: a RangeIndex)."""
+    pd = _library("pandas", "pandas")
+    pa = _library("pyarrow", "arrow")
+    # Without the mapper, a bool column with a null is object, one without is bool:
+    # a frame's dtypes would depend on its data.
+    booleans = pd.BooleanDtype()
+    frame = to_arrow(result).to_pandas(types_mapper={pa.bool_(): booleans}.get)
+    frame["valid"] = frame["valid"].astype(bool)
+    labels = result.labels if index is None else None if index is False else index
+    if labels is not None:
+        frame = frame.set_axis(labels, axis=0)
+    return frame
 
 
 def to_polars(result: object) -> Any:

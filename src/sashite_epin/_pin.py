@@ -8,6 +8,7 @@ from __future__ import annotations
 # would cost more than this module.
 from _operator import index as operator_index
 
+from . import _tables
 from ._core import TokenArray, core
 from ._layout import (
     CODE_LIMIT,
@@ -197,7 +198,7 @@ class Pin(Token):
         indexed), their indices are in ``result.invalid`` and ``result.errors()``
         keeps what each one was.
         """
-        return core.parse_many(tokens, False, errors)
+        return _tables.parse_many(tokens, False, errors)
 
     @staticmethod
     def from_codes(codes: object) -> TokenArray:

@@ -1,0 +1,127 @@
+"""What a TokenArray keeps beside its records, as columns: the entries marked invalid
+(their text, reason) and the labels of the input's pandas index.  The same for both
+cores, so the export, the masks and the labels cannot drift between them."""
+
+from __future__ import annotations
+
+from . import _messages
+from ._messages import MISSING, REASON_COUNT
+
+# typing is not imported at run time (it costs more than the rest of the import):
+# annotations are strings, and type checkers read this block.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+
+def reason_names() -> tuple[str, ...]:
+    """The words of the export's ``reason`` field, by reason number - 1: the Reason
+    members' names, which are _messages' constants of those numbers (read there: the
+    enum would cost the import its time, and the compiled core reads them at import)."""
+    numbers = {
+        value: name
+        for name, value in vars(_messages).items()
+        if name.isupper() and name != "REASON_COUNT" and type(value) is int
+    }
+    return tuple(numbers[n] for n in range(1, REASON_COUNT + 1))
+
+
+def export_text(token: object, reason: int) -> bytes | None:
+    """A marked entry's text as the export's utf8 ``token`` field holds it: the text as
+    read, or None for a missing value.  Text that is not UTF-8 (bytes input, lone
+    surrogates in a str) is written with backslash escapes, as Arrow utf8 must be
+    valid UTF-8; the reason field still says why the entry was refused."""
+    if reason == MISSING:
+        return None
+    if isinstance(token, str):
+        return str.encode(token, "utf-8", "backslashreplace")
+    if isinstance(token, (bytes, bytearray)):
+        try:
+            bytes(token).decode("utf-8")
+        except UnicodeDecodeError:
+            return bytes(token).decode("utf-8", "backslashreplace").encode("utf-8")
+        return bytes(token)
+    return None
+
+
+def invalid_texts(rejected: Sequence[Any]) -> tuple[bytes, bytes, list[int], bytes]:
+    """For the marked entries in index order: their reason numbers and missing flags
+    (one byte each), the offsets of their texts (count + 1) and the texts joined."""
+    reasons = bytearray(len(rejected))
+    missing = bytearray(len(rejected))
+    offsets = [0]
+    parts = []
+    total = 0
+    for k, (token, reason, _where, _line) in enumerate(rejected):
+        reasons[k] = reason
+        text = export_text(token, reason)
+        if text is None:
+            missing[k] = 1
+        else:
+            parts.append(text)
+            total += len(text)
+        offsets.append(total)
+    return bytes(reasons), bytes(missing), offsets, b"".join(parts)
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError:
+        raise ImportError("this needs numpy: pip install numpy") from None
+    return numpy
+
+
+def valid_mask(result: object) -> Any:
+    """A numpy bool array, True where the entry is a token (a record's letter is 0 only
+    where the entry was marked invalid)."""
+    numpy = _numpy()
+    return numpy.asarray(result)["letter"] != 0
+
+
+def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) -> Any:
+    """A numpy uint8 array: 0 for a valid entry, the Reason's number for a marked one."""
+    numpy = _numpy()
+    codes = numpy.zeros(count, numpy.uint8)
+    if len(invalid):
+        codes[numpy.asarray(invalid, numpy.int64)] = [r[1] for r in rejected]
+    return codes
+
+
+# -- labels: the pandas Index a result was read from, following its entries -------------
+def take_labels(labels: Any, positions: Any) -> Any:
+    """The labels of the entries a selection picks (positions: ints), or None."""
+    if labels is None:
+        return None
+    numpy = _numpy()
+    return labels.take(numpy.asarray(positions, numpy.int64).reshape(-1))
+
+
+def valid_labels(labels: Any, result: object) -> Any:
+    """The labels of the valid entries, or None."""
+    return None if labels is None else labels[valid_mask(result)]
+
+
+def sorted_labels(labels: Any, codes: Any) -> Any:
+    """The labels in the order ``sorted()`` puts the entries (a stable sort by code)."""
+    if labels is None:
+        return None
+    numpy = _numpy()
+    return labels.take(numpy.argsort(numpy.asarray(codes), kind="stable"))
+
+
+def joined_labels(parts: Sequence[Any]) -> Any:
+    """The labels of concatenated results: all parts' labels in order, or None when any
+    part has none."""
+    if not parts or any(p is None for p in parts):
+        return None
+    return parts[0].append(list(parts[1:])) if len(parts) > 1 else parts[0]
+
+
+def label_of(labels: Any, index: int | None) -> object:
+    """The label of entry ``index``, or None."""
+    if labels is None or index is None:
+        return None
+    label = labels[index]
+    return label.item() if hasattr(label, "item") and not isinstance(label, tuple) else label
