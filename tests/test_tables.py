@@ -243,3 +243,40 @@ def test_an_error_made_from_its_message_alone_keeps_it() -> None:
     error = ParseError("invalid EPIN token 'x1' at index 1: unexpected character")
     assert str(error) == error.token == error.reason
     assert isinstance(error, ValueError)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])  # fmt: skip
+def test_integer_arrays_pick_entries_as_lists_do(dtype: str) -> None:
+    result = Epin.parse_many(["K", None, "x1", "+p'", "q"], errors="mark")
+    picks = [4, 0, 2, 2, 1, 3]
+    if np.dtype(dtype).kind == "i":
+        picks += [-1, -5]
+    got = result[np.array(picks, dtype=dtype)]
+    want = result[picks]
+    assert got == want and list(got.invalid) == list(want.invalid)
+    assert [(e.index, e.token, e.reason) for e in got.errors()] == [
+        (e.index, e.token, e.reason) for e in want.errors()
+    ]
+    strided = np.array([[p, 0] for p in picks], dtype=dtype)[:, 0]
+    assert result[strided] == want
+    assert len(result[np.array([], dtype=dtype)]) == 0
+    with pytest.raises(IndexError):
+        result[np.array([0, 5], dtype=dtype)]
+    if np.dtype(dtype).kind == "i":
+        with pytest.raises(IndexError):
+            result[np.array([-6], dtype=dtype)]
+
+
+def test_a_big_endian_index_array_is_read_by_value() -> None:
+    result = Epin.parse_many(["K", "q", "R"])
+    assert result[np.array([2, 0], dtype=">i4")].tokens() == ["R", "K"]
+
+
+def test_string_dtype_arrays_keep_what_u_arrays_would_drop() -> None:
+    # numpy's own str_len and U casts ignore trailing NULs: the entries are read whole.
+    kind = np.dtypes.StringDType()
+    for entries in (["K", "+p'", "-q^'"], ["K", "K\0"], ["K", "+K^'X"], ["K\0\0", "q"], []):
+        got = Epin.parse_many(np.array(entries, dtype=kind), errors="mark")
+        want = Epin.parse_many(entries, errors="mark")
+        assert got == want and [e.reason for e in got.errors()] == [e.reason for e in want.errors()]

@@ -1,12 +1,14 @@
 # TokenArray, the result of parse_many: part of the compiled core (included by
 # _core_c.pyx).  Its twin is _array_py.py.  The input readers are in _bulk_c.pxi.
 
-from cpython.buffer cimport PyBUF_FORMAT, PyBUF_WRITABLE
+from cpython.buffer cimport (PyBUF_FORMAT, PyBUF_RECORDS_RO, PyBUF_WRITABLE,
+                             PyBuffer_Release, PyObject_GetBuffer)
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_DECREF
-from libc.stdint cimport int64_t, uint16_t
+from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
+                          uint64_t)
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
@@ -254,7 +256,42 @@ cdef class TokenArray:
             if not 0 <= i < self.count:
                 raise IndexError("TokenArray index out of range")
             return self.entry(i)
+        if _selection.is_index_array(index):
+            return self.gather(index)
         return self.take(_selection.positions(index, self.count))
+
+    cdef TokenArray gather(self, object positions):
+        """take() for a numpy array of integers, read through its buffer without a
+        Python object per entry (negative positions count from the end)."""
+        cdef Py_buffer view
+        cdef TokenArray part
+        cdef MarkList marked = MarkList(NULL, 0, 0)
+        cdef Py_ssize_t k, bad = -1
+        cdef int status = 0
+        PyObject_GetBuffer(positions, &view, PyBUF_RECORDS_RO)
+        try:
+            kind = index_kind(view.format, view.itemsize)
+            if kind == 0:
+                raise TypeError(f"a TokenArray index array must be bool or integer, not "
+                                f"{positions.dtype}")
+            part = new_token_array(view.shape[0], self.epin)
+            with nogil:
+                status = gather_records(self.records, self.count, <const char*>view.buf,
+                                        view.shape[0], view.strides[0], kind, part.records,
+                                        &marked, &bad)
+            if status < 0:
+                raise MemoryError()
+            if bad >= 0:
+                raise IndexError(f"TokenArray index {positions[bad]} out of range")
+            if marked.count:
+                rejected = self.rejected_by_index()
+                part._invalid = new_array("q", [m.index for m in marked.items[:marked.count]])
+                part._rejected = [rejected[m.start] for m in marked.items[:marked.count]]
+            part._labels = _marks.take_labels(self._labels, positions)
+            return part
+        finally:
+            free(marked.items)
+            PyBuffer_Release(&view)
 
     def valid(self):
         """A new TokenArray of the entries not marked invalid, in order."""
@@ -534,6 +571,59 @@ cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
             else:
                 memcpy(out, sep, sep_len)
             out += sep_len
+
+
+cdef int index_kind(const char* fmt, Py_ssize_t itemsize) noexcept:
+    """+size for a signed integer format, -size for an unsigned one, 0 otherwise."""
+    if fmt == NULL:
+        return 0
+    if fmt[0] in b"@=<" and fmt[1] != 0:  # native order only: a ">" array is refused
+        fmt += 1
+    if fmt[0] == 0 or fmt[1] != 0 or itemsize not in (1, 2, 4, 8):
+        return 0
+    if fmt[0] in b"bhilq":
+        return <int>itemsize
+    if fmt[0] in b"BHILQ":
+        return -<int>itemsize
+    return 0
+
+
+cdef int gather_records(const unsigned char* records, Py_ssize_t count, const char* at,
+                        Py_ssize_t n, Py_ssize_t stride, int kind, unsigned char* out,
+                        MarkList* marked, Py_ssize_t* bad) noexcept nogil:
+    """out[k] = records[positions[k]]; the first position out of range in bad, the
+    entries copied from a marked one in marked (index k, start the position)."""
+    cdef Py_ssize_t k
+    cdef int64_t i
+    cdef uint64_t u
+    for k in range(n):
+        if kind == 1:
+            i = (<const int8_t*>at)[0]
+        elif kind == -1:
+            i = (<const uint8_t*>at)[0]
+        elif kind == 2:
+            i = (<const int16_t*>at)[0]
+        elif kind == -2:
+            i = (<const uint16_t*>at)[0]
+        elif kind == 4:
+            i = (<const int32_t*>at)[0]
+        elif kind == -4:
+            i = (<const uint32_t*>at)[0]
+        elif kind == 8:
+            i = (<const int64_t*>at)[0]
+        else:
+            u = (<const uint64_t*>at)[0]
+            i = <int64_t>u if u < <uint64_t>count else count  # out of range either way
+        at += stride
+        if i < 0:
+            i += count
+        if i < 0 or i >= count:
+            bad[0] = k
+            return 0
+        memcpy(out + 5 * k, records + 5 * i, 8)  # both have SLACK bytes after the end
+        if records[5 * i] == 0 and mark_add(marked, k, <Py_ssize_t>i, 0, 0) < 0:
+            return -1
+    return 0
 
 
 cdef TokenArray new_token_array(Py_ssize_t count, bint epin):

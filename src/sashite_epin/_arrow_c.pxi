@@ -527,6 +527,10 @@ cdef int scan_array(Sink* s, const ArrowArray* a, ColumnType t, bint epin,
     while status == S_OK and i < size:
         codes[i] = entry_code(&values, i, epin, &status)
         i += 1
+    if status == S_OK and rows == NULL and a.length:
+        status = scan_indices_of(s, a, t, codes, size)
+        free(codes)
+        return status
     i = 0
     while status == S_OK and i < a.length:
         if is_null(a, i) or (rows != NULL and is_null(rows, i)):
@@ -541,6 +545,68 @@ cdef int scan_array(Sink* s, const ArrowArray* a, ColumnType t, bint epin,
         i += 1
     free(codes)
     return status
+
+
+ctypedef fused index_t:
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+
+
+cdef int scan_indices_of(Sink* s, const ArrowArray* a, ColumnType t, const int* codes,
+                         int64_t size) noexcept nogil:
+    """scan_indices for the index type of the column (uint64 is read as int64: above
+    2**63 it reads negative, so out of range)."""
+    cdef const void* data = a.buffers[1]
+    if t.index_size == 1:
+        if t.index_signed:
+            return scan_indices(s, a, <const int8_t*>data, codes, size)
+        return scan_indices(s, a, <const uint8_t*>data, codes, size)
+    if t.index_size == 2:
+        if t.index_signed:
+            return scan_indices(s, a, <const int16_t*>data, codes, size)
+        return scan_indices(s, a, <const uint16_t*>data, codes, size)
+    if t.index_size == 4:
+        if t.index_signed:
+            return scan_indices(s, a, <const int32_t*>data, codes, size)
+        return scan_indices(s, a, <const uint32_t*>data, codes, size)
+    return scan_indices(s, a, <const int64_t*>data, codes, size)
+
+
+cdef int scan_indices(Sink* s, const ArrowArray* a, const index_t* indices, const int* codes,
+                      int64_t size) noexcept nogil:
+    """A dictionary column without a parent, its dictionary already scanned into codes:
+    one 8-byte record copy per valid entry, the sink only for the others.  What the
+    loop reads is in locals (the record stores could alias the structs)."""
+    cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
+    cdef int64_t i, index, first = a.offset, length = a.length
+    cdef unsigned char* records = s.records
+    cdef Py_ssize_t count = s.count
+    cdef int code, status
+    for i in range(length):
+        if bits != NULL and not (bits[(first + i) >> 3] >> ((first + i) & 7)) & 1:
+            code = -R_MISSING
+        else:
+            index = <int64_t>indices[first + i]
+            if index < 0 or index >= size:
+                s.count = count
+                return S_INDEX
+            code = codes[index]
+        if code >= 0:
+            memcpy(records + 5 * count, record_of[code], 8)
+            count += 1
+        else:
+            s.count = count
+            status = sink_put(s, code, i)
+            if status != S_OK:
+                return status
+            count = s.count
+    s.count = count
+    return S_OK
 
 
 cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):

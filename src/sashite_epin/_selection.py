@@ -16,6 +16,16 @@ def scalar(key: object) -> int | None:
     return operator_index(key)
 
 
+def is_index_array(key: object) -> bool:
+    """A 1-dimensional numpy array of integers (the compiled core reads its buffer)."""
+    dtype = getattr(key, "dtype", None)
+    return (
+        getattr(dtype, "kind", None) in ("i", "u")
+        and getattr(dtype, "isnative", False)
+        and getattr(key, "ndim", 0) == 1
+    )
+
+
 def positions(key: object, count: int) -> range | list[int]:
     """The entries ``key`` picks, in order; IndexError / TypeError as a list would."""
     if isinstance(key, slice):

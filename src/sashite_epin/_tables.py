@@ -27,7 +27,10 @@ def parse_many(tokens: object, epin: bool, errors: str) -> TokenArray:
         return core.parse_many(tokens, epin, errors)
     data, labels = unwrap(tokens)
     try:
-        result = core.parse_many(data, epin, errors)
+        if type(data) is Categories:
+            result = data.parse(epin, errors)
+        else:
+            result = core.parse_many(data, epin, errors)
     except ParseError as error:
         if labels is None or error.index is None:
             raise
@@ -70,16 +73,33 @@ def unwrap(tokens: Any) -> tuple[object, Any]:
 def column(values: Any, pandas: Any) -> object:
     """The readable form of a pandas ExtensionArray, without a copy where one exists."""
     if isinstance(values, pandas.Categorical):
-        # Arrow's dictionary encoding of the same codes and categories: the cores parse
-        # each category once and read the codes (pandas' own Arrow export, no copy of
-        # the strings).
-        return pandas.Series(values, copy=False)
-    if hasattr(values, "__arrow_array__"):  # ArrowStringArray, ArrowExtensionArray
-        return values.__arrow_array__()
+        return Categories(values)
     if isinstance(values, pandas.arrays.NumpyExtensionArray):  # StringArray too
+        # Before __arrow_array__, which StringArray also has: it builds Arrow data from
+        # the Python objects, where the numpy array of them is read as it is.
         array = values.to_numpy()  # a view of the numpy array underneath
         if array.dtype.kind == "f" and pandas.isna(array).all():
             # What read_csv makes of an empty column: every entry missing.
             return [None] * len(array)
         return array
+    if hasattr(values, "__arrow_array__"):  # ArrowStringArray, ArrowExtensionArray
+        return values.__arrow_array__()
     return values
+
+
+class Categories:
+    """A pandas Categorical: its categories parsed once, then taken by its codes."""
+
+    def __init__(self, values: Any) -> None:
+        self.values = values
+
+    def parse(self, epin: bool, errors: str) -> TokenArray:
+        categories = self.values.categories
+        # The categories and a missing value after them, which code -1 (a missing
+        # entry) takes as a position counted from the end.
+        table = core.parse_many([*categories.array.to_numpy(object), None], epin, "mark")
+        result = table[self.values.codes]
+        if errors == "raise" and len(result.invalid):
+            first = result.errors()[0]
+            raise ParseError(first.token, first.reason, first.notation, first.index)
+        return result
