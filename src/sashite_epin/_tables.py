@@ -98,7 +98,7 @@ class Categories:
         # The categories and a missing value after them, which code -1 (a missing
         # entry) takes as a position counted from the end.
         table = core.parse_many([*categories.array.to_numpy(object), None], epin, "mark")
-        result = table[self.values.codes]
+        result: TokenArray = table[self.values.codes]
         if errors == "raise" and len(result.invalid):
             first = result.errors()[0]
             raise ParseError(first.token, first.reason, first.notation, first.index)
