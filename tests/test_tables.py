@@ -280,3 +280,24 @@ def test_string_dtype_arrays_keep_what_u_arrays_would_drop() -> None:
         got = Epin.parse_many(np.array(entries, dtype=kind), errors="mark")
         want = Epin.parse_many(entries, errors="mark")
         assert got == want and [e.reason for e in got.errors()] == [e.reason for e in want.errors()]
+
+
+@pytest.mark.parametrize("kind", [pa.binary(), pa.large_binary(), pa.binary_view()])
+def test_arrow_binary_columns_are_read_as_bytes_tokens(kind: pa.DataType) -> None:
+    entries = [b"K^", b"x1", None, b"+p'", b"\xff", b"\xc3\xa9"]
+    column = pa.array(entries, kind)
+    result = Epin.parse_many(column, errors="mark")
+    text = Epin.parse_many(pa.array(entries, pa.binary()).cast(pa.string(), safe=False),
+                           errors="mark")  # fmt: skip
+    assert result == text
+    assert [(e.index, e.token, e.reason) for e in result.errors()] == [
+        (1, b"x1", text.errors()[0].reason),
+        (2, None, text.errors()[1].reason),
+        (4, b"\xff", text.errors()[2].reason),
+        (5, b"\xc3\xa9", text.errors()[3].reason),
+    ]
+    assert Epin.parse_many(column.dictionary_encode(), errors="mark") == result
+    with pytest.raises(ParseError) as caught:
+        Epin.parse_many(column)
+    assert caught.value.token == b"x1"
+    assert pa.table(result).column("token").to_pylist()[4:] == ["\\xff", "é"]

@@ -109,19 +109,23 @@ cdef struct ColumnType:
     int index_size      # 0: not dictionary-encoded; else 1, 2, 4 or 8 bytes
     bint index_signed
     bint in_struct      # a one-column table: the strings are the struct's only child
+    bint binary         # binary, large_binary, binary_view: errors name bytes, not str
 
 
-cdef int string_layout(const char* fmt) noexcept nogil:
-    """A_* of a value format, or -1 for anything but a string (or null) type."""
+cdef int string_layout(const char* fmt, bint* binary) noexcept nogil:
+    """A_* of a value format, or -1 for anything but a string, binary (or null) type;
+    binary: whether it is a binary one (the same layouts, read the same way: tokens as
+    bytes, as bytes input is)."""
     if fmt == NULL:
         return -1
+    binary[0] = fmt[0] == b'z' or fmt[0] == b'Z' or (fmt[0] == b'v' and fmt[1] == b'z')
     if fmt[0] == b'n' and fmt[1] == 0:
         return A_NULL
-    if fmt[0] == b'u' and fmt[1] == 0:
+    if (fmt[0] == b'u' or fmt[0] == b'z') and fmt[1] == 0:
         return A_UTF8
-    if fmt[0] == b'U' and fmt[1] == 0:
+    if (fmt[0] == b'U' or fmt[0] == b'Z') and fmt[1] == 0:
         return A_LARGE
-    if fmt[0] == b'v' and fmt[1] == b'u' and fmt[2] == 0:
+    if fmt[0] == b'v' and (fmt[1] == b'u' or fmt[1] == b'z') and fmt[2] == 0:
         return A_VIEW
     return -1
 
@@ -148,6 +152,7 @@ cdef ColumnType column_type(ArrowSchema* schema) except *:
     t.index_size = 0
     t.index_signed = False
     t.in_struct = False
+    t.binary = False
     if schema.format != NULL and schema.format[0] == b'+' and schema.format[1] == b's':
         # A record batch or table (DuckDB results, pyarrow tables): one column only.
         if schema.n_children != 1:
@@ -159,15 +164,16 @@ cdef ColumnType column_type(ArrowSchema* schema) except *:
     if schema.dictionary != NULL:
         t.index_size = index_size(schema.format, &signed)
         t.index_signed = signed
-        t.layout = string_layout(schema.dictionary.format)
+        t.layout = string_layout(schema.dictionary.format, &t.binary)
         if t.index_size < 0 or t.layout < 0 or t.layout == A_NULL:
             raise TypeError(f"parse_many reads Arrow string columns, not a dictionary of "
                             f"{format_name(schema.dictionary.format)}")
         return t
-    t.layout = string_layout(schema.format)
+    t.layout = string_layout(schema.format, &t.binary)
     if t.layout < 0:
         raise TypeError("parse_many reads Arrow string columns (utf8, large_utf8, "
-                        "string_view, or a dictionary of them), not Arrow type "
+                        "string_view, their binary twins, or a dictionary of them), not "
+                        "Arrow type "
                         f"{format_name(schema.format)}")
     return t
 
@@ -629,7 +635,7 @@ cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
     open_reader(&values, strings, t.layout)
     if entry_text(&values, i, &p, &n) != S_OK:
         return None
-    return (<bytes>p[:n]).decode("utf-8", "replace")
+    return <bytes>p[:n] if t.binary else (<bytes>p[:n]).decode("utf-8", "replace")
 
 
 cdef int check_status(int status, Sink* s, const ArrowArray* chunk, ColumnType t,

@@ -88,13 +88,16 @@ _INDEX_TYPES = {
     "l": ctypes.c_int64,
     "L": ctypes.c_int64,
 }  # fmt: skip  (uint64 read as int64: an index above 2**63 is out of range either way)
-_STRINGS = ("u", "U", "vu", "n")
+# Each string format's layout; the binary types share them (their tokens are bytes).
+_STRINGS = {"u": "u", "U": "U", "vu": "vu", "n": "n", "z": "u", "Z": "U", "vz": "vu"}
+_BINARY = ("z", "Z", "vz")
 
 
 class ColumnType(NamedTuple):
     layout: str  # "u", "U", "vu" or "n"
     index: Any  # the ctypes type of a dictionary's indices, or None
     in_struct: bool  # a one-column table: the strings are the struct's only child
+    binary: bool = False  # binary, large_binary, binary_view: entries are bytes
 
 
 def column_type(schema: ArrowSchema) -> ColumnType:
@@ -113,13 +116,13 @@ def column_type(schema: ArrowSchema) -> ColumnType:
                 "parse_many reads Arrow string columns, not a dictionary of "
                 f"{arrow_type_name(value)}"
             )
-        return ColumnType(value, _INDEX_TYPES[fmt], False)
+        return ColumnType(_STRINGS[value], _INDEX_TYPES[fmt], False, value in _BINARY)
     if fmt not in _STRINGS:
         raise TypeError(
-            "parse_many reads Arrow string columns (utf8, large_utf8, string_view, or a "
-            f"dictionary of them), not Arrow type {arrow_type_name(fmt)}"
+            "parse_many reads Arrow string columns (utf8, large_utf8, string_view, their "
+            f"binary twins, or a dictionary of them), not Arrow type {arrow_type_name(fmt)}"
         )
-    return ColumnType(fmt, None, False)
+    return ColumnType(_STRINGS[fmt], None, False, fmt in _BINARY)
 
 
 def _read(address: int | None, ctype: Any, index: int) -> int:
@@ -185,12 +188,14 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
     return between_offsets
 
 
-def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Iterator[str | None]:
-    """Each entry of a chunk: its text (UTF-8, undecodable bytes replaced), or None
-    when missing."""
+def _entries(
+    array: ArrowArray, t: ColumnType, rows: ArrowArray | None
+) -> Iterator[str | bytes | None]:
+    """Each entry of a chunk: its text (UTF-8, undecodable bytes replaced; the bytes
+    themselves for a binary type), or None when missing."""
 
-    def text(raw: bytes) -> str:
-        return raw.decode("utf-8", "replace")
+    def text(raw: bytes) -> str | bytes:
+        return raw if t.binary else raw.decode("utf-8", "replace")
 
     if t.index is None:
         read = _texts(array, t.layout)
@@ -215,7 +220,7 @@ def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Itera
         yield words[k]
 
 
-def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | None]:
+def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | bytes | None]:
     if not t.in_struct:
         return _entries(chunk, t, None)
     if chunk.n_children != 1 or not chunk.children or not chunk.children[0]:
@@ -228,8 +233,9 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | None]:
     return _entries(child, t, chunk)
 
 
-def arrow_entries(exporter: object) -> Iterator[str | None]:
-    """The entries of an Arrow string column, chunk after chunk (None when missing)."""
+def arrow_entries(exporter: object) -> Iterator[str | bytes | None]:
+    """The entries of an Arrow string column, chunk after chunk (None when missing;
+    bytes for a binary column)."""
     if hasattr(type(exporter), "__arrow_c_array__"):
         schema_capsule, array_capsule = exporter.__arrow_c_array__()  # type: ignore[attr-defined]
         schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))

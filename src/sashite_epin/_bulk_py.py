@@ -77,8 +77,12 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         )
     kind = input_kind(tokens)
     if kind in (ARROW_ARRAY, ARROW_STREAM):
-        for i, text in enumerate(arrow_entries(tokens)):
-            collector.add(i, None, None) if text is None else collector.add(i, text, text)
+        for i, entry in enumerate(arrow_entries(tokens)):
+            if entry is None:
+                collector.add(i, None, None)
+            else:  # a binary column's bytes are scanned as UTF-8 text, as a utf8 column's
+                text = entry.decode("utf-8", "replace") if isinstance(entry, bytes) else entry
+                collector.add(i, entry, text)
         return collector.result()
     if kind == OBJECTS:
         tokens = tokens.to_numpy()  # type: ignore[attr-defined]
