@@ -1,7 +1,8 @@
 """Where one machine is not enough: examples/dask_tokens.py parses a multi-file Parquet
 dataset of token columns with Dask, on a local cluster of process workers and with the
-threaded scheduler; the per-partition results pickle and combine.  Small data, real
-Dask, real processes."""
+threaded scheduler, and examples/polars_tokens.py with polars' streaming engine; both
+report the piece counts and the invalid rows; the per-partition results pickle and
+combine.  Small data, real Dask, real polars, real processes."""
 
 from __future__ import annotations
 
@@ -17,57 +18,79 @@ from sashite_epin import Epin
 from sashite_epin._corpora import with_invalid
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "dask_tokens.py"
+POLARS_EXAMPLE = EXAMPLE.with_name("polars_tokens.py")
 FILES = 4
 ROWS = 3000
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str | None]]:
     folder = tmp_path_factory.mktemp("games")
-    everything: list[str] = []
+    everything: list[str | None] = []
     for k in range(FILES):
-        tokens = with_invalid(ROWS, seed=k)
+        tokens: list[str | None] = list(with_invalid(ROWS, seed=k))
+        tokens[k * 7] = None
         everything += tokens
-        pq.write_table(pa.table({"piece": tokens}), folder / f"part-{k}.parquet")
+        squares = [f"s{i}" for i in range(ROWS)]
+        pq.write_table(pa.table({"square": squares, "piece": tokens}), folder / f"part-{k}.parquet")
     return folder, everything
 
 
-def expected_counts(tokens: list[str]) -> dict[str, int]:
-    result = Epin.parse_many(tokens, errors="mark").valid()
+def expected_report(tokens: list[str | None]) -> tuple[dict[str, int], int, list[str]]:
+    result = Epin.parse_many(tokens, errors="mark")
     counts: dict[str, int] = {}
-    for epin in result:
+    for epin in result.valid():
         counts[epin.pin.abbr] = counts.get(epin.pin.abbr, 0) + 1
-    return counts
+    sample = [f"{e.token!a} {e.reason.name}" for e in result.errors()[:5]]  # type: ignore[union-attr]
+    return counts, len(result.invalid), sample
 
 
-def run_example(folder: Path, *flags: str) -> dict[str, int]:
+def run_example(example: Path, *args: str) -> tuple[dict[str, int], int, list[str]]:
     done = subprocess.run(
-        [sys.executable, str(EXAMPLE), str(folder), *flags],
-        capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
+        [sys.executable, str(example), *args], capture_output=True, text=True, timeout=240
+    )
     assert done.returncode == 0, done.stderr
-    rows = [line.split() for line in done.stdout.splitlines()[1:] if line.strip()]
-    return {abbr: int(count) for abbr, count in rows}
+    lines = done.stdout.splitlines()
+    assert lines[0] == "abbr count"
+    at = next(i for i, line in enumerate(lines) if line.startswith("invalid "))
+    counts = {abbr: int(n) for abbr, n in (line.split() for line in lines[1:at])}
+    return counts, int(lines[at].split()[1]), [line.strip() for line in lines[at + 1 :]]
 
 
-def test_process_workers_count_what_one_process_counts(dataset: tuple[Path, list[str]]) -> None:
+def test_process_workers_report_what_one_process_finds(
+    dataset: tuple[Path, list[str | None]],
+) -> None:
     folder, tokens = dataset
-    assert run_example(folder) == expected_counts(tokens)
+    assert run_example(EXAMPLE, str(folder), "--column", "piece") == expected_report(tokens)
 
 
-def test_the_threaded_scheduler_counts_the_same(dataset: tuple[Path, list[str]]) -> None:
+def test_the_threaded_scheduler_reports_the_same(dataset: tuple[Path, list[str | None]]) -> None:
     folder, tokens = dataset
-    assert run_example(folder, "--threads") == expected_counts(tokens)
+    got = run_example(EXAMPLE, str(folder), "--column", "piece", "--threads")
+    assert got == expected_report(tokens)
 
 
-def test_partition_results_pickle_and_combine(dataset: tuple[Path, list[str]]) -> None:
+def test_polars_streaming_reports_the_same(dataset: tuple[Path, list[str | None]]) -> None:
+    folder, tokens = dataset
+    assert run_example(POLARS_EXAMPLE, str(folder), "--column", "piece") == expected_report(tokens)
+
+
+def test_the_column_is_an_argument(tmp_path: Path) -> None:
+    tokens: list[str | None] = ["K^", "x1", "q"]
+    pq.write_table(pa.table({"token": tokens}), tmp_path / "part-0.parquet")
+    want = expected_report(tokens)
+    assert run_example(EXAMPLE, str(tmp_path), "--threads") == want
+    assert run_example(POLARS_EXAMPLE, str(tmp_path)) == want
+
+
+def test_partition_results_pickle_and_combine(dataset: tuple[Path, list[str | None]]) -> None:
     sys.path.insert(0, str(EXAMPLE.parent))
     try:
         import dask
         from dask_tokens import parsed_arrays  # type: ignore[import-not-found]
 
         with dask.config.set(scheduler="processes", num_workers=2):
-            combined = parsed_arrays(str(dataset[0]))
+            combined = parsed_arrays(str(dataset[0]), "piece")
     finally:
         sys.path.remove(str(EXAMPLE.parent))
     whole = Epin.parse_many(dataset[1], errors="mark")
