@@ -30,6 +30,11 @@ cdef object array_of_bytes(str typecode, bytes data):
     result.frombytes(data)
     return result
 
+cdef extern from "_memory.h" nogil:
+    void* records_alloc "sashite_records_alloc"(size_t size)
+    void* records_realloc "sashite_records_realloc"(void* p, size_t size)
+    void records_free "sashite_records_free"(void* p)
+
 cdef extern from "_records.h" nogil:
     size_t records_length "sashite_records_length"(const unsigned char* records, size_t n)
     size_t records_length_portable "sashite_records_length_portable"(
@@ -198,7 +203,7 @@ cdef class TokenArray:
         self._labels = None
 
     def __dealloc__(self):
-        free(self.records)
+        records_free(self.records)
 
     @property
     def notation(self):
@@ -221,12 +226,10 @@ cdef class TokenArray:
         """A ParseError for each entry marked invalid, in index order: its ``token``
         (the text as read: str, bytes for bytes and numpy S input, the missing value
         itself), ``reason``, ``index``, for bytes input ``position`` (byte offset)
-        and ``line``, and ``label`` where the input had a pandas index."""
-        notation = notation_of(self.epin)
-        labels = self._labels
-        return [_ParseError(token, _reason_text(reason, notation), notation, index, where,
-                            line, _marks.label_of(labels, index))
-                for index, (token, reason, where, line) in zip(self._invalid, self._rejected)]
+        and ``line``, and ``label`` where the input had a pandas index.  A sequence
+        that makes each error when it is read (``list()`` makes them all)."""
+        return _marks.ErrorList(notation_of(self.epin), self._invalid, self._rejected,
+                                self._labels)
 
     def valid_mask(self):
         """A numpy bool array, True at each valid entry (no Python object per entry)."""
@@ -628,7 +631,7 @@ cdef int gather_records(const unsigned char* records, Py_ssize_t count, const ch
 
 cdef TokenArray new_token_array(Py_ssize_t count, bint epin):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
-    result.records = <unsigned char*>malloc(5 * count + SLACK)
+    result.records = <unsigned char*>records_alloc(5 * count + SLACK)
     if result.records == NULL:
         raise MemoryError()
     result.count = count

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from . import _export_py, _frames, _marks
-from ._errors import ParseError, reason_text
+from ._errors import ParseError
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
 from ._messages import MISSING
 from ._objects_py import objects
@@ -75,26 +75,13 @@ class TokenArray:
         each time (changing it changes nothing else)."""
         return array("q", self._invalid)
 
-    def errors(self) -> list[ParseError]:
+    def errors(self) -> Sequence[ParseError]:
         """A ParseError for each entry marked invalid, in index order: its ``token``
         (the text as read: str, bytes for bytes and numpy S input, the missing value
         itself), ``reason``, ``index``, for bytes input ``position`` (byte offset)
-        and ``line``, and ``label`` where the input had a pandas index."""
-        notation, labels = self.notation, self._labels
-        return [
-            ParseError(
-                token,
-                reason_text(reason, notation),
-                notation,
-                index,
-                where,
-                line,
-                _marks.label_of(labels, index),
-            )
-            for index, (token, reason, where, line) in zip(
-                self._invalid, self._rejected, strict=True
-            )
-        ]
+        and ``line``, and ``label`` where the input had a pandas index.  A sequence
+        that makes each error when it is read (``list()`` makes them all)."""
+        return _marks.ErrorList(self.notation, self._invalid, self._rejected, self._labels)
 
     def valid_mask(self) -> Any:
         """A numpy bool array, True at each valid entry (no Python object per entry)."""

@@ -342,7 +342,7 @@ cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
     if s.count + more <= s.room:
         return 0
     room = max(s.room * 2, s.count + more)
-    grown = <unsigned char*>realloc(s.records, 5 * room + SLACK)
+    grown = <unsigned char*>records_realloc(s.records, 5 * room + SLACK)
     if grown == NULL:
         return -1
     s.records, s.room = grown, room
@@ -669,7 +669,7 @@ cdef TokenArray finish(Sink* s, bint epin, list rejected):
     result.records, result.count, result.epin = s.records, s.count, epin
     s.records = NULL
     if result.records == NULL:
-        result.records = <unsigned char*>malloc(SLACK)
+        result.records = <unsigned char*>records_alloc(SLACK)
         if result.records == NULL:
             raise MemoryError()
     if s.marked.count:
@@ -698,7 +698,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
         keep_rejected(&sink, 0, array, t, rejected)
         return finish(&sink, epin, rejected)
     finally:
-        free(sink.records)
+        records_free(sink.records)
         free(sink.marked.items)
     # The capsules release the structs when they are collected.
 
@@ -738,7 +738,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     finally:
         release_array(&chunk)
         release_schema(&schema)
-        free(sink.records)
+        records_free(sink.records)
         free(sink.marked.items)
 
 

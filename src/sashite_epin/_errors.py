@@ -26,12 +26,18 @@ MAX_LENGTH: Final = {"PIN": PIN_MAX_LENGTH, "EPIN": EPIN_MAX_LENGTH}
 _SHOWN: Final = 40
 
 
+_REASONS: list[Reason] = []  # by number - 1, filled at the first error
+
+
 def reason_text(reason: int, notation: str) -> Reason:
     """The Reason of a reason number (its message is ``str()`` of it); ``notation`` is
-    kept for callers that word a message by notation."""
-    from ._reason import Reason
+    kept for callers that word a message by notation.  From a tuple, not the enum's
+    own lookup, which costs a microsecond: a result's errors are made by the thousand."""
+    if not _REASONS:
+        from ._reason import Reason
 
-    return Reason(reason)
+        _REASONS[:] = list(Reason)  # two threads fill it with the same members
+    return _REASONS[reason - 1]
 
 
 def _shown(token: object) -> str:
@@ -89,11 +95,9 @@ class ParseError(ValueError):
             self.token, self.notation = token, notation
             self.index, self.position, self.line, self.label = index, position, line, label
             return
-        said = (
-            f"{reason} (at most {MAX_LENGTH[notation]} characters)"
-            if (reason == MESSAGES[TOO_LONG - 1] and notation in MAX_LENGTH)
-            else str(reason)
-        )
+        said = str(reason)  # a Reason's message, or the text given
+        if said == MESSAGES[TOO_LONG - 1] and notation in MAX_LENGTH:
+            said = f"{said} (at most {MAX_LENGTH[notation]} characters)"
         if position is not None and index is None and line is None:
             # Scanning a longer text: say where, and what stands there instead.
             message = (

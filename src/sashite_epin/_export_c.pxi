@@ -87,6 +87,58 @@ cdef struct Invalid:  # what the export writes of the entries marked invalid
     const unsigned char* text       # their texts as read, joined
 
 
+cdef extern from "Python.h":
+    const char* utf8_of "PyUnicode_AsUTF8AndSize"(object text, Py_ssize_t* size)
+    void PyErr_Clear()
+
+
+cdef tuple marked_texts(list rejected):
+    """(reasons, missing flags, text offsets, texts) of the marked entries, in index
+    order: one byte each for the first two, array('q') of count + 1 for the third, one
+    bytes object for the last.  A str's UTF-8 is read where CPython keeps it, no object
+    made; anything else (bytes, a str with lone surrogates, a missing value) goes
+    through _marks.export_text, which says what the export holds for it."""
+    cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
+    cdef unsigned char* buf = <unsigned char*>malloc(room)
+    cdef unsigned char* grown
+    cdef const char* utf8
+    cdef bytearray reasons = bytearray(n), missing = bytearray(n)
+    cdef object offsets = array_of_bytes("q", bytes(8 * (n + 1)))
+    cdef int64_t* at = <int64_t*>array_address(offsets)
+    cdef bytes text
+    if buf == NULL:
+        raise MemoryError()
+    try:
+        for k in range(n):
+            token, reason = (<tuple>rejected[k])[0], (<tuple>rejected[k])[1]
+            reasons[k] = reason
+            utf8 = NULL
+            if type(token) is str:
+                utf8 = utf8_of(token, &size)
+                if utf8 == NULL:  # lone surrogates: no UTF-8
+                    PyErr_Clear()
+            if utf8 == NULL:
+                text = _marks.export_text(token, reason)
+                if text is None:
+                    missing[k] = 1
+                    at[k + 1] = used
+                    continue
+                utf8, size = text, len(text)
+            if used + size > room:
+                room = 2 * room + size
+                grown = <unsigned char*>realloc(buf, room)
+                if grown == NULL:
+                    raise MemoryError()
+                buf = grown
+            memcpy(buf + used, utf8, size)
+            used += size
+            at[k + 1] = used
+        return bytes(reasons), bytes(missing), offsets, PyBytes_FromStringAndSize(
+            <char*>buf, used)
+    finally:
+        free(buf)
+
+
 cdef inline const void* array_address(object values):
     """Where an array.array keeps its items (it does not move while the array is alive
     and not resized: the callers hold it and never resize it)."""
@@ -314,8 +366,7 @@ cdef object array_capsule(TokenArray tokens):
     capsule = PyCapsule_New(array, b"arrow_array", <PyCapsule_Destructor>array_capsule_free)
     marked = Invalid(0, NULL, NULL, NULL, 0, &zero, NULL)
     if len(tokens._invalid):  # the marked entries' texts and reasons, read with the GIL
-        reasons, missing, offsets, texts = _marks.invalid_texts(tokens._rejected)
-        text_at = new_array("q", offsets)
+        reasons, missing, text_at, texts = marked_texts(tokens._rejected)
         marked.count = len(tokens._invalid)
         marked.index = <const int64_t*>array_address(tokens._invalid)
         marked.reason = reasons

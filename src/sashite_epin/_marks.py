@@ -4,14 +4,19 @@ cores, so the export, the masks and the labels cannot drift between them."""
 
 from __future__ import annotations
 
+# From the modules the interpreter has loaded at start-up, not the public ones over
+# them (collections would add 3 ms to the import, operator 0.5): the same objects.
+from _collections_abc import Sequence
+from _operator import index as operator_index
+
 from . import _messages
+from ._errors import ParseError, reason_text
 from ._messages import MISSING, REASON_COUNT
 
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any
 
 
@@ -45,26 +50,6 @@ def export_text(token: object, reason: int) -> bytes | None:
     return None
 
 
-def invalid_texts(rejected: Sequence[Any]) -> tuple[bytes, bytes, list[int], bytes]:
-    """For the marked entries in index order: their reason numbers and missing flags
-    (one byte each), the offsets of their texts (count + 1) and the texts joined."""
-    reasons = bytearray(len(rejected))
-    missing = bytearray(len(rejected))
-    offsets = [0]
-    parts = []
-    total = 0
-    for k, (token, reason, _where, _line) in enumerate(rejected):
-        reasons[k] = reason
-        text = export_text(token, reason)
-        if text is None:
-            missing[k] = 1
-        else:
-            parts.append(text)
-            total += len(text)
-        offsets.append(total)
-    return bytes(reasons), bytes(missing), offsets, b"".join(parts)
-
-
 def _numpy() -> Any:
     try:
         import numpy
@@ -85,8 +70,13 @@ def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) ->
     numpy = _numpy()
     codes = numpy.zeros(count, numpy.uint8)
     if len(invalid):
-        codes[numpy.asarray(invalid, numpy.int64)] = [r[1] for r in rejected]
+        reasons = numpy.fromiter(map(_second, rejected), numpy.uint8, len(rejected))
+        codes[numpy.frombuffer(invalid, numpy.int64)] = reasons
     return codes
+
+
+def _second(entry: tuple[object, int, object, object]) -> int:
+    return entry[1]
 
 
 # -- labels: the pandas Index a result was read from, following its entries -------------
@@ -125,3 +115,50 @@ def label_of(labels: Any, index: int | None) -> object:
         return None
     label = labels[index]
     return label.item() if hasattr(label, "item") and not isinstance(label, tuple) else label
+
+
+class ErrorList(Sequence):  # type: ignore[type-arg]
+    """What ``TokenArray.errors()`` returns: a read-only sequence of the ParseErrors of
+    the entries marked invalid, in index order, each made when it is read.  A result
+    with half a million marked entries gives its error count, its first errors or a
+    slice at once, with no object per entry made before it is asked for; ``list()``
+    makes them all."""
+
+    __slots__ = ("_invalid", "_labels", "_notation", "_rejected")
+
+    def __init__(self, notation: str, invalid: Any, rejected: Any, labels: Any) -> None:
+        self._notation, self._invalid, self._rejected = notation, invalid, rejected
+        self._labels = labels
+
+    def __len__(self) -> int:
+        return len(self._rejected)
+
+    def _error(self, k: int) -> ParseError:
+        token, reason, where, line = self._rejected[k]
+        index = self._invalid[k]
+        notation = self._notation
+        return ParseError(
+            token,
+            reason_text(reason, notation),
+            notation,
+            index,
+            where,
+            line,
+            label_of(self._labels, index),
+        )
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return [self._error(k) for k in range(len(self))[key]]
+        k = operator_index(key)
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("error index out of range")
+        return self._error(k)
+
+    def __iter__(self) -> Any:
+        return map(self._error, range(len(self)))
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} errors of {self._notation} entries>"
