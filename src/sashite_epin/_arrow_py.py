@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any, NamedTuple
 
 from ._inputs import (
@@ -188,39 +189,93 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
     return between_offsets
 
 
-def _entries(
-    array: ArrowArray, t: ColumnType, rows: ArrowArray | None
-) -> Iterator[str | bytes | None]:
-    """Each entry of a chunk: its text (UTF-8, undecodable bytes replaced; the bytes
-    themselves for a binary type), or None when missing."""
+def _bits(array: ArrowArray) -> str | None:
+    """The validity bitmap as a string of '1' (valid) and '0' (null), one per entry in
+    order; None when the array has no nulls (a string's find() then locates the nulls
+    at C speed)."""
+    if not array.buffers[0] or array.null_count == 0 or array.length == 0:
+        return None
+    first = array.offset
+    raw = ctypes.string_at(array.buffers[0] + (first >> 3), ((first & 7) + array.length + 7) >> 3)
+    bits: str = format(int.from_bytes(raw, "little") >> (first & 7), "b")[::-1]
+    length: int = array.length
+    return (bits + "0" * length)[:length]
 
-    def text(raw: bytes) -> str | bytes:
-        return raw if t.binary else raw.decode("utf-8", "replace")
 
-    if t.index is None:
-        read = _texts(array, t.layout)
-        for i in range(array.length):
-            if (rows is not None and _is_null(rows, i)) or t.layout == "n" or _is_null(array, i):
-                yield None
-            else:
-                yield text(read(i))
-        return
-    if not array.dictionary or (array.length and not array.buffers[1]):
+def _with_nulls(entries: list[Any], bits: str | None) -> list[Any]:
+    at = -1 if bits is None else bits.find("0")
+    while at >= 0:
+        entries[at] = None
+        at = bits.find("0", at + 1)  # type: ignore[union-attr]
+    return entries
+
+
+def _strings(array: ArrowArray, layout: str) -> list[bytes]:
+    """Every entry's bytes (nulls read as whatever their slots hold), the buffers and
+    offsets checked first: a whole buffer read at once, the entries sliced from it."""
+    n = array.length
+    if layout == "n" or n == 0:
+        return [b""] * n
+    if array.n_buffers < 3 or not array.buffers[1]:
         raise ValueError(MALFORMED_BUFFERS)
-    values = array.dictionary.contents
-    read = _texts(values, t.layout)
-    words = [None if _is_null(values, k) else text(read(k)) for k in range(values.length)]
-    for i in range(array.length):
-        if _is_null(array, i) or (rows is not None and _is_null(rows, i)):
-            yield None
-            continue
-        k = _read(array.buffers[1], t.index, array.offset + i)
-        if not 0 <= k < len(words):
+    if layout == "vu":
+        read = _texts(array, layout)
+        views = ctypes.string_at(array.buffers[1] + 16 * array.offset, 16 * n)
+        lengths = memoryview(views).cast("i")[::4].tolist()
+        if max(lengths) <= 12 and min(lengths) >= 0:  # every string inline in its view
+            starts = range(4, 16 * n, 16)
+            return list(
+                map(views.__getitem__, map(slice, starts, map(int.__add__, starts, lengths)))
+            )
+        return [read(i) for i in range(n)]
+    size = 4 if layout == "u" else 8
+    raw = ctypes.string_at(array.buffers[1] + size * array.offset, size * (n + 1))
+    offsets = memoryview(raw).cast("i" if size == 4 else "q").tolist()
+    # sorted() of sorted data is one C pass (a single run): the offsets may not go back
+    if offsets[0] < 0 or offsets != sorted(offsets):
+        raise ValueError(MALFORMED_OFFSETS)
+    if offsets[-1] > 0 and not array.buffers[2]:
+        raise ValueError(MALFORMED_BUFFERS)
+    data = ctypes.string_at(array.buffers[2], offsets[-1]) if offsets[-1] else b""
+    return list(map(data.__getitem__, map(slice, offsets, islice(offsets, 1, None))))
+
+
+def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> list[bytes | None]:
+    """Each entry of a chunk: its bytes, or None when missing."""
+    if t.index is None:
+        entries: list[bytes | None] = list(_strings(array, t.layout))
+        if t.layout == "n":
+            entries = [None] * array.length
+        _with_nulls(entries, _bits(array))
+    else:
+        if not array.dictionary or (array.length and not array.buffers[1]):
+            raise ValueError(MALFORMED_BUFFERS)
+        values = array.dictionary.contents
+        words: list[bytes | None] = _with_nulls(list(_strings(values, t.layout)), _bits(values))
+        n = array.length
+        indices = (
+            (t.index * n).from_address(array.buffers[1] + ctypes.sizeof(t.index) * array.offset)[:]
+            if n
+            else []
+        )
+        bits = _bits(array)
+        valid = (
+            indices if bits is None else [k for k, b in zip(indices, bits, strict=True) if b == "1"]
+        )
+        if valid and (min(valid) < 0 or max(valid) >= len(words)):
             raise ValueError(MALFORMED_INDEX)
-        yield words[k]
+        entries = (
+            list(map(words.__getitem__, [0 if k < 0 else k for k in indices] if bits else indices))
+            if words
+            else [None] * n
+        )
+        _with_nulls(entries, bits)
+    if rows is not None:
+        _with_nulls(entries, _bits(rows))
+    return entries
 
 
-def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | bytes | None]:
+def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> list[bytes | None]:
     if not t.in_struct:
         return _entries(chunk, t, None)
     if chunk.n_children != 1 or not chunk.children or not chunk.children[0]:
@@ -233,15 +288,15 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Iterator[str | bytes | N
     return _entries(child, t, chunk)
 
 
-def arrow_entries(exporter: object) -> Iterator[str | bytes | None]:
-    """The entries of an Arrow string column, chunk after chunk (None when missing;
-    bytes for a binary column)."""
+def arrow_chunks(exporter: object) -> Iterator[tuple[list[bytes | None], bool]]:
+    """The entries of an Arrow string column, a list per chunk (None where missing),
+    each with whether the column is binary (its tokens bytes, not str)."""
     if hasattr(type(exporter), "__arrow_c_array__"):
         schema_capsule, array_capsule = exporter.__arrow_c_array__()  # type: ignore[attr-defined]
         schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))
         array = ArrowArray.from_address(_GetPointer(array_capsule, b"arrow_array"))
         t = column_type(schema)
-        yield from _chunk_entries(array, t)
+        yield _chunk_entries(array, t), t.binary
         return  # the capsules release the structs when they are collected
     capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
     stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
@@ -257,9 +312,10 @@ def arrow_entries(exporter: object) -> Iterator[str | bytes | None]:
             if not chunk.release:
                 break
             try:
-                yield from list(_chunk_entries(chunk, t))
+                entries = _chunk_entries(chunk, t)
             finally:
                 chunk.release(ctypes.byref(chunk))
+            yield entries, t.binary
     finally:
         if schema.release:
             schema.release(ctypes.byref(schema))

@@ -9,18 +9,41 @@ splits), numpy ``S`` / ``U`` / object / StringDType arrays; Arrow columns are re
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from itertools import accumulate, islice
+from typing import Any
 
 from ._array_py import Rejected, TokenArray
-from ._arrow_py import arrow_entries
+from ._arrow_py import arrow_chunks
 from ._errors import ParseError, reason_text
 from ._inputs import ARROW_ARRAY, ARROW_STREAM, OBJECTS, STRING_DTYPE, input_kind, is_missing
-from ._layout import RECORD_SIZE, record_of_code
+from ._layout import RECORD_SIZE, all_codes, record_of_code
 from ._messages import MISSING
-from ._scan_py import scan
+from ._scan_py import format_code, scan
 
 _ZERO = bytes(RECORD_SIZE)
-_TOKEN_BYTES = re.compile(rb"[^ \t\n\x0b\x0c\r]+")
+_SEPARATORS = re.compile(rb"([ \t\n\x0b\x0c\r]+)")
+_CHUNK = 65536  # items of an iterable read at a time
+
+# The record of every token, by its text as str and as bytes, per notation: what the
+# twin's own formatter writes for each code, so exactly the strings its scanner
+# accepts.  The bulk readers look entries up here at C speed (dict lookups through
+# map()), and scan only what is not found, for its reason: the pure-Python core is then
+# no slower than the obvious code, a dict over a list.  The grammar still judges every
+# entry the table does not hold.
+_KNOWN: dict[tuple[bool, type], dict[object, bytes]] = {}
+
+
+def _known(epin: bool, kind: type) -> dict[object, bytes]:
+    table = _KNOWN.get((epin, kind))
+    if table is None:
+        table = {}
+        for code in all_codes():
+            if epin or not code & 1:
+                text = format_code(code)
+                table[text if kind is str else text.encode("ascii")] = record_of_code(code)
+        _KNOWN[(epin, kind)] = table  # two threads build the same table
+    return table
 
 
 class _Collector:
@@ -43,10 +66,37 @@ class _Collector:
     ) -> None:
         """Scan one entry's text (None: a missing value); token is what an error names,
         position its byte offset in data when the input is bytes."""
+        self.records += self.judge(index, token, text, position, data)
+
+    def add_known(
+        self, base: int, records: list[bytes | None], miss: Callable[[int], tuple[Any, ...]]
+    ) -> None:
+        """Entries base, base + 1, ...: records holds each one's record where the table
+        of known tokens had it, None where not; miss(i) gives judge's token, text (and
+        position, data) for entry base + i, judged in order."""
+        i = 0
+        while True:
+            try:
+                i = records.index(None, i)
+            except ValueError:
+                break
+            records[i] = self.judge(base + i, *miss(i))
+            i += 1
+        self.records += b"".join(records)  # type: ignore[arg-type]
+
+    def judge(
+        self,
+        index: int,
+        token: object,
+        text: str | None,
+        position: int | None = None,
+        data: bytes = b"",
+    ) -> bytes:
+        """The record of one entry, or a zero record once it is marked invalid (or
+        ParseError under errors="raise")."""
         code = -MISSING if text is None else scan(text, self.epin)
         if code >= 0:
-            self.records += record_of_code(code)
-            return
+            return record_of_code(code)
         notation = "EPIN" if self.epin else "PIN"
         line = None
         if position is not None:  # lines counted once, from the previous bad token on
@@ -54,9 +104,9 @@ class _Collector:
             self.counted, line = position, self.lines
         if not self.mark:
             raise ParseError(token, reason_text(-code, notation), notation, index, position, line)
-        self.records += _ZERO
         self.invalid.append(index)
         self.rejected.append((token, -code, position, line))
+        return _ZERO
 
     def result(self) -> TokenArray:
         return TokenArray._make(self.epin, bytes(self.records), self.invalid, self.rejected)
@@ -68,7 +118,7 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
     collector = _Collector(epin, errors == "mark")
     if isinstance(tokens, (list, tuple)):
-        _parse_objects(tokens, collector)
+        _parse_list(list(tokens), 0, collector)
         return collector.result()
     if isinstance(tokens, str):
         raise TypeError(
@@ -77,12 +127,11 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         )
     kind = input_kind(tokens)
     if kind in (ARROW_ARRAY, ARROW_STREAM):
-        for i, entry in enumerate(arrow_entries(tokens)):
-            if entry is None:
-                collector.add(i, None, None)
-            else:  # a binary column's bytes are scanned as UTF-8 text, as a utf8 column's
-                text = entry.decode("utf-8", "replace") if isinstance(entry, bytes) else entry
-                collector.add(i, entry, text)
+        known = _known(epin, bytes)
+        base = 0
+        for entries, binary in arrow_chunks(tokens):
+            _parse_arrow_chunk(entries, binary, base, known, collector)
+            base += len(entries)
         return collector.result()
     if kind == OBJECTS:
         tokens = tokens.to_numpy()  # type: ignore[attr-defined]
@@ -95,7 +144,7 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     else:
         with view:
             if view.format != "O":
-                _parse_buffer(view, collector)
+                _parse_buffer(view, collector, tokens)
                 return collector.result()
             if view.ndim != 1:
                 raise ValueError(
@@ -108,12 +157,70 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
             "parse_many takes a list of str, a bytes-like object, a numpy array or an "
             f"Arrow string column, not {type(tokens).__name__}"
         ) from None
-    _parse_objects(items, collector)
+    base = 0
+    while chunk := list(islice(items, _CHUNK)):
+        _parse_list(chunk, base, collector)
+        base += len(chunk)
     return collector.result()
 
 
-def _parse_objects(items: Iterable[object], collector: _Collector) -> None:
-    for i, item in enumerate(items):
+def _parse_list(items: list[object], base: int, collector: _Collector) -> None:
+    """Entries base, base + 1, ... of a list, through the table of known tokens."""
+    known = _known(collector.epin, str)
+    kinds = list(map(type, items))
+    if kinds.count(str) == len(kinds):  # exact str: a subclass's hash and eq lie freely
+        try:
+            collector.records += b"".join(map(known.__getitem__, items))
+            return
+        except KeyError:
+            pass
+    if set(kinds) <= _PLAIN:
+        records = list(map(known.get, items))
+        collector.add_known(base, records, lambda i: _text_of(items[i], base + i))
+    else:
+        _parse_objects(items, collector, base)
+
+
+# Items looked up as they are where some are not tokens: exact str, and the usual
+# missing values (a float NaN, None); anything else goes one by one.
+_PLAIN = {str, float, type(None)}
+
+
+def _text_of(item: object, index: int) -> tuple[object, str | None]:
+    """An item's token and text for the collector (text None: a missing value)."""
+    if type(item) is str:
+        return item, item
+    if is_missing(item):
+        return item, None
+    raise TypeError(f"item {index} is {type(item).__name__}, not str")
+
+
+def _parse_arrow_chunk(
+    entries: list[bytes | None],
+    binary: bool,
+    base: int,
+    known: dict[object, bytes],
+    collector: _Collector,
+) -> None:
+    """One chunk's entries as bytes (None: missing).  A utf8 column's text is read as
+    UTF-8, undecodable bytes replaced, and names an error as str; a binary column's
+    names it as bytes."""
+
+    def miss(i: int) -> tuple[object, str | None]:
+        entry = entries[i]
+        if entry is None:
+            return None, None
+        text = entry.decode("utf-8", "replace")
+        return (entry if binary else text), text
+
+    try:
+        collector.records += b"".join(map(known.__getitem__, entries))
+    except KeyError:
+        collector.add_known(base, list(map(known.get, entries)), miss)
+
+
+def _parse_objects(items: Iterable[object], collector: _Collector, base: int = 0) -> None:
+    for i, item in enumerate(items, base):
         if isinstance(item, str):
             collector.add(i, item, item if type(item) is str else str.__str__(item))
         elif is_missing(item):
@@ -136,7 +243,7 @@ def _element_token(element: bytes) -> tuple[object, str]:
     return element[: 4 * len(units)], text
 
 
-def _parse_buffer(view: memoryview, collector: _Collector) -> None:
+def _parse_buffer(view: memoryview, collector: _Collector, source: object) -> None:
     fmt = view.format
     if fmt[-1:] in ("s", "w"):
         wide = fmt[-1:] == "w"
@@ -144,6 +251,8 @@ def _parse_buffer(view: memoryview, collector: _Collector) -> None:
             raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
         if wide and fmt[:1] in (">", "!"):
             raise ValueError("parse_many reads U arrays in native byte order (use .astype('U'))")
+        if _parse_elements(source, wide, collector):
+            return
         raw, size = view.tobytes(), view.itemsize  # tobytes: logical order, any strides
         for k in range(view.shape[0] if view.shape else 0):
             element = raw[k * size : (k + 1) * size]
@@ -164,6 +273,49 @@ def _parse_buffer(view: memoryview, collector: _Collector) -> None:
         )
     # The runs bytes.split() gives: the compiled core's separators are b" \t\n\v\f\r".
     data = view.tobytes()
-    for k, found in enumerate(_TOKEN_BYTES.finditer(data)):
-        token, start = found.group(), found.start()
-        collector.add(k, token, token.decode("latin-1"), start, data)
+    parts = data.split()
+    known = _known(collector.epin, bytes)
+    try:
+        collector.records += b"".join(map(known.__getitem__, parts))
+        return
+    except KeyError:
+        pass
+    records = list(map(known.get, parts))
+    starts = _token_starts(data)
+    collector.add_known(
+        0, records, lambda k: (parts[k], parts[k].decode("latin-1"), starts[k], data)
+    )
+
+
+def _token_starts(data: bytes) -> list[int]:
+    """The byte offset of each token of data, at C speed: the runs between separators
+    and the separators alternate in re.split's list, whose lengths add up to where each
+    begins."""
+    pieces = _SEPARATORS.split(data)
+    offsets = list(accumulate(map(len, pieces), initial=0))
+    return [at for at, piece in zip(offsets[::2], pieces[::2], strict=False) if piece]
+
+
+def _parse_elements(source: object, wide: bool, collector: _Collector) -> bool:
+    """A numpy S or U array through its tolist() (the elements, trailing NULs removed,
+    as _parse_buffer reads them) and the table of known tokens; False when its
+    elements do not come out that way (a U unit that is no code point), to be read
+    element by element."""
+    try:
+        items = source.tolist()  # type: ignore[attr-defined]
+    except (AttributeError, SystemError, ValueError, UnicodeError):
+        return False  # numpy raises SystemError for a unit above 0x10FFFF
+    if not isinstance(items, list):
+        return False
+    known = _known(collector.epin, str if wide else bytes)
+    try:
+        collector.records += b"".join(map(known.__getitem__, items))
+        return True
+    except KeyError:
+        pass
+    records = list(map(known.get, items))
+    if wide:
+        collector.add_known(0, records, lambda i: (items[i], items[i]))
+    else:
+        collector.add_known(0, records, lambda i: (items[i], items[i].decode("latin-1")))
+    return True
