@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from . import IMPLEMENTATION, Epin
+from . import IMPLEMENTATION, Epin, _bench_tables
 from ._corpora import EPIN_TOKENS, PLACEMENTS, distinct, realistic, uniform
 
 # The pure-Python tokenizer Epin.tokenize is measured against: the spec's token regex
@@ -266,6 +266,11 @@ def feen_row(repeat: int) -> tuple[str, str, float, str, float]:
     return ("Epin.tokenize(placement) per string", "FEEN", ns, "regex finditer + dict", base_ns)
 
 
+# How much larger the large-input row is than the bench's size: a result of ten million
+# tokens is 50 MB, past what malloc keeps for reuse.
+LARGE_SCALE = 10
+
+
 def run(
     count: int = 1_000_000, repeat: int = 5, out: TextIO = sys.stdout, progress: TextIO = sys.stderr
 ) -> int:
@@ -274,13 +279,30 @@ def run(
     work_list = [(corpus, case) for corpus, tokens in corpora.items() for case in cases(tokens)]
     work_list += [(c, case) for c, tokens in corpora.items() for case in kernel_cases(tokens)]
     work_list += [("uniform", case) for case in column_cases(corpora["uniform"])]
-    total = len(work_list) + 2  # and the two text rows
+    uniform_tokens = corpora["uniform"]
+    work_list += [
+        ("uniform", case)
+        for case in (
+            *_bench_tables.container_rows(uniform_tokens),
+            *_bench_tables.dirty_rows(uniform_tokens),
+            _bench_tables.errors_row(count),
+            *_bench_tables.twin_rows(uniform_tokens),
+        )
+    ]
+    total = len(work_list) + 3  # and the two text rows and the large input
     step = 0
     for corpus_name, (name, work, base_name, base) in work_list:
         step += 1
         print(f"[{step}/{total}] {corpus_name}: {name} ...", file=progress, flush=True)
         ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
         rows.append((name, corpus_name, ns, base_name, base_ns))
+    name, work, larger = _bench_tables.large_row(uniform_tokens, LARGE_SCALE)
+    print(f"[{total - 2}/{total}] uniform: {name} ...", file=progress, flush=True)
+    joined = "\n".join(uniform_tokens).encode()
+    rows.append((
+        f"{name} -> result", "uniform", best_ns(work, larger, repeat),
+        "the usual size", best_ns(lambda: Epin.parse_many(joined, errors="mark"), count, repeat),
+    ))  # fmt: skip
     print(f"[{total - 1}/{total}] uniform: tokenize one text ...", file=progress, flush=True)
     rows.append(text_row(corpora["uniform"], repeat))
     print(f"[{total}/{total}] FEEN placements: tokenize ...", file=progress, flush=True)
