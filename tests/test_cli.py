@@ -316,8 +316,13 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| result -> pyarrow table | uniform |" in done.stdout
     assert "| result -> tokens() | uniform |" in done.stdout
     assert "| Epin.tokenize(one long text) | uniform |" in done.stdout
+    assert "| pandas Categorical -> result | uniform |" in done.stdout
+    assert "| 0.1 % invalid, joined bytes -> result | uniform |" in done.stdout
+    assert "| twin: list -> result | uniform |" in done.stdout
+    assert "| joined bytes, 10x the tokens -> result | uniform |" in done.stdout
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
-    steps = 21 + (2 * len(core.KERNELS) if compiled else 0)  # + a row per kernel and corpus
+    # + a row per kernel and corpus; the data-path rows (containers, dirty, errors, twin)
+    steps = 21 + (2 * len(core.KERNELS) if compiled else 0) + 18
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
     assert f"[{steps}/{steps}] FEEN placements: tokenize ..." in done.stderr
     if compiled:
