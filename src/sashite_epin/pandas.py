@@ -27,7 +27,7 @@ from ._marks import reason_names
 from ._pin import Pin
 
 
-class _Tokens:
+class EpinAccessor:
     """What ``.epin`` / ``.pin`` offer on a Series or an Index of tokens."""
 
     _notation: Any = Epin
@@ -63,7 +63,7 @@ class _Tokens:
         return getattr(self._values, "name", None)
 
 
-class _PinTokens(_Tokens):
+class PinAccessor(EpinAccessor):
     _notation = Pin
 
 
@@ -71,5 +71,5 @@ for _register in (
     pandas.api.extensions.register_series_accessor,
     pandas.api.extensions.register_index_accessor,
 ):
-    _register("epin")(_Tokens)
-    _register("pin")(_PinTokens)
+    _register("epin")(EpinAccessor)
+    _register("pin")(PinAccessor)

@@ -48,7 +48,7 @@ def _reason(notation: Any, series: Any) -> Any:
     return polars.Series(series.name, words, polars.Enum(names))
 
 
-class _Expr:
+class EpinExpr:
     """What ``pl.col(...).epin`` / ``.pin`` offer."""
 
     _notation: Any = Epin
@@ -84,11 +84,11 @@ class _Expr:
         )
 
 
-class _PinExpr(_Expr):
+class PinExpr(EpinExpr):
     _notation = Pin
 
 
-class _Series:
+class EpinSeries:
     """What ``series.epin`` / ``.pin`` offer: the same as the expressions, eagerly."""
 
     _notation: Any = Epin
@@ -109,11 +109,11 @@ class _Series:
         return _reason(self._notation, self._series)
 
 
-class _PinSeries(_Series):
+class PinSeries(EpinSeries):
     _notation = Pin
 
 
-polars.api.register_expr_namespace("epin")(_Expr)
-polars.api.register_expr_namespace("pin")(_PinExpr)
-polars.api.register_series_namespace("epin")(_Series)
-polars.api.register_series_namespace("pin")(_PinSeries)
+polars.api.register_expr_namespace("epin")(EpinExpr)
+polars.api.register_expr_namespace("pin")(PinExpr)
+polars.api.register_series_namespace("epin")(EpinSeries)
+polars.api.register_series_namespace("pin")(PinSeries)
