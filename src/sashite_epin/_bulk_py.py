@@ -56,17 +56,9 @@ class _Collector:
         self.rejected: list[Rejected] = []
         self.counted, self.lines = 0, 1  # bytes input: the line at byte offset counted
 
-    def add(
-        self,
-        index: int,
-        token: object,
-        text: str | None,
-        position: int | None = None,
-        data: bytes = b"",
-    ) -> None:
-        """Scan one entry's text (None: a missing value); token is what an error names,
-        position its byte offset in data when the input is bytes."""
-        self.records += self.judge(index, token, text, position, data)
+    def add(self, *entry: Any) -> None:
+        """Judge one entry (judge's arguments) and keep its record."""
+        self.records += self.judge(*entry)
 
     def add_known(
         self, base: int, records: list[bytes | None], miss: Callable[[int], tuple[Any, ...]]
@@ -92,8 +84,9 @@ class _Collector:
         position: int | None = None,
         data: bytes = b"",
     ) -> bytes:
-        """The record of one entry, or a zero record once it is marked invalid (or
-        ParseError under errors="raise")."""
+        """The record of one entry, scanned from its text (None: a missing value), or a
+        zero record once it is marked invalid (ParseError under errors="raise"); token
+        is what an error names, position its byte offset in data for bytes input."""
         code = -MISSING if text is None else scan(text, self.epin)
         if code >= 0:
             return record_of_code(code)
