@@ -386,7 +386,7 @@ cdef class TokenArray:
                 key = record_key(self.records + 5 * i)
                 items[i] = strs_by_key[key]
                 uses[key] += 1
-        for key in range(RECORD_KEYS):
+        for key in range(<unsigned>RECORD_KEYS):
             if uses[key]:
                 token = <object>strs_by_key[key]
                 Py_SET_REFCNT(token, Py_REFCNT(token) + uses[key])
@@ -566,6 +566,10 @@ cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
     cdef int code
     for i in range(count):
         code = record_code(records + 5 * i)
+        if code < 0:
+            # Never taken: only results with no marked entry are formatted.  Said for
+            # gcc -O3, whose -Warray-bounds otherwise sees token_bytes[-1] here.
+            continue
         memcpy(out, token_bytes[code], token_length[code])
         out += token_length[code]
         if i + 1 < count:
