@@ -251,6 +251,28 @@ def test_malformed_arrow_data_is_a_clear_error_and_read_no_further(
             bytes_core.parse_many(column, True, errors=errors)
 
 
+@pytest.mark.parametrize(
+    "column",
+    [
+        offsets([0, 0, 1, 0, 2]),  # an empty entry, then offsets going backwards
+        offsets([*range(LONG + 1), LONG, 3, *range(LONG + 3, 2 * LONG + 1)]),
+        views([(1, 0, 0)] * 3 + [(0, 0, 0)] + [(-1, 0, 0)]),
+        views([(1, 0, 0)] * LONG + [(0, 0, 0)] + [(13, 0, 10**6)] + [(1, 0, 0)] * LONG),
+    ],
+    ids=["offsets", "offsets among many", "views", "views among many"],
+)
+def test_an_invalid_token_before_malformed_data_is_reported_first(
+    bytes_core: ModuleType, column: Patched
+) -> None:
+    # Entries are read in order: under errors="raise" the empty token before the
+    # malformed entry is the error; marked, the malformed entry still is.
+    with pytest.raises(ParseError) as caught:
+        bytes_core.parse_many(column, True)
+    assert caught.value.reason.name == "EMPTY"  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="Arrow"):
+        bytes_core.parse_many(column, True, errors="mark")
+
+
 # The compiled core's AVX2 and AVX-512 kernels read utf8, large_utf8 and string_view
 # columns 8 entries at a time and write a group only when all 8 are tokens
 # (_columns.h); any other group goes to the exact loop.  So a string shows what a kernel

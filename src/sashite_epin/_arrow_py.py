@@ -9,8 +9,8 @@ opened, the buffers read in place, every string checked against the same rules
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable, Iterator
-from itertools import islice
+from collections.abc import Callable, Generator
+from itertools import compress, islice
 from typing import Any, NamedTuple
 
 from ._inputs import (
@@ -189,93 +189,139 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
     return between_offsets
 
 
-def _bits(array: ArrowArray) -> str | None:
-    """The validity bitmap as a string of '1' (valid) and '0' (null), one per entry in
-    order; None when the array has no nulls (a string's find() then locates the nulls
-    at C speed)."""
+def _validity(array: ArrowArray) -> int | None:
+    """The validity bitmap as an int, bit i set where entry i is valid; None when the
+    array has no nulls."""
     if not array.buffers[0] or array.null_count == 0 or array.length == 0:
         return None
-    first = array.offset
-    raw = ctypes.string_at(array.buffers[0] + (first >> 3), ((first & 7) + array.length + 7) >> 3)
-    bits: str = format(int.from_bytes(raw, "little") >> (first & 7), "b")[::-1]
+    first: int = array.offset
     length: int = array.length
+    raw = ctypes.string_at(array.buffers[0] + (first >> 3), ((first & 7) + length + 7) >> 3)
+    return int.from_bytes(raw, "little") >> (first & 7)
+
+
+def _bits(valid: int | None, length: int) -> str | None:
+    """A validity int as one character per entry, '1' valid, '0' null (a string's
+    find() then locates the nulls at C speed); None when all are valid."""
+    if valid is None:
+        return None
+    bits: str = format(valid, "b")[::-1]
     return (bits + "0" * length)[:length]
 
 
 def _with_nulls(entries: list[Any], bits: str | None) -> list[Any]:
-    at = -1 if bits is None else bits.find("0")
+    """None at each null among the entries read (the list may stop short)."""
+    at = -1 if bits is None else bits.find("0", 0, len(entries))
     while at >= 0:
         entries[at] = None
-        at = bits.find("0", at + 1)  # type: ignore[union-attr]
+        at = bits.find("0", at + 1, len(entries))  # type: ignore[union-attr]
     return entries
 
 
-def _strings(array: ArrowArray, layout: str) -> list[bytes]:
-    """Every entry's bytes (nulls read as whatever their slots hold), the buffers and
-    offsets checked first: a whole buffer read at once, the entries sliced from it."""
+# What a reader gives: the entries read, and the error to raise after them when it
+# stopped at a malformed one.  The compiled core reads in order: an invalid token
+# before a malformed entry is reported first, so the twin judges what it read, then
+# raises.
+Read = tuple[list[Any], "ValueError | None"]
+
+
+def _strings(array: ArrowArray, layout: str, bits: str | None) -> Read:
+    """The entries' bytes up to the first valid one whose buffers lie (a null's are not
+    read: b"" stands there), the buffers checked first: a whole buffer read at once,
+    the entries sliced from it."""
     n = array.length
     if layout == "n" or n == 0:
-        return [b""] * n
+        return [b""] * n, None
     if array.n_buffers < 3 or not array.buffers[1]:
         raise ValueError(MALFORMED_BUFFERS)
+
+    def null(i: int) -> bool:
+        return bits is not None and bits[i] == "0"
+
     if layout == "vu":
         read = _texts(array, layout)
         views = ctypes.string_at(array.buffers[1] + 16 * array.offset, 16 * n)
         lengths = memoryview(views).cast("i")[::4].tolist()
         if max(lengths) <= 12 and min(lengths) >= 0:  # every string inline in its view
             starts = range(4, 16 * n, 16)
-            return list(
-                map(views.__getitem__, map(slice, starts, map(int.__add__, starts, lengths)))
-            )
-        return [read(i) for i in range(n)]
+            ends = map(int.__add__, starts, lengths)
+            return list(map(views.__getitem__, map(slice, starts, ends))), None
+        entries: list[Any] = []
+        for i in range(n):
+            try:
+                entries.append(b"" if null(i) else read(i))
+            except ValueError as error:
+                return entries, error
+        return entries, None
     size = 4 if layout == "u" else 8
     raw = ctypes.string_at(array.buffers[1] + size * array.offset, size * (n + 1))
     offsets = memoryview(raw).cast("i" if size == 4 else "q").tolist()
-    # sorted() of sorted data is one C pass (a single run): the offsets may not go back
-    if offsets[0] < 0 or offsets != sorted(offsets):
+    first, end = offsets[0], offsets[-1]
+    if first < 0 or end < first:
         raise ValueError(MALFORMED_OFFSETS)
-    if offsets[-1] > 0 and not array.buffers[2]:
+    if end > 0 and not array.buffers[2]:
         raise ValueError(MALFORMED_BUFFERS)
-    data = ctypes.string_at(array.buffers[2], offsets[-1]) if offsets[-1] else b""
-    return list(map(data.__getitem__, map(slice, offsets, islice(offsets, 1, None))))
+    data = ctypes.string_at(array.buffers[2], end) if end else b""
+    entries = list(map(data.__getitem__, map(slice, offsets, islice(offsets, 1, None))))
+    # sorted() of sorted data is one C pass (a single run): then no offset goes back
+    if offsets == sorted(offsets):
+        return entries, None
+    for i in range(n):
+        start, stop = offsets[i], offsets[i + 1]
+        if (start < 0 or stop < start or stop > end) and not null(i):
+            return entries[:i], ValueError(MALFORMED_OFFSETS)
+    return entries, None
 
 
-def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> list[bytes | None]:
-    """Each entry of a chunk: its bytes, or None when missing."""
-    if t.index is None:
-        entries: list[bytes | None] = list(_strings(array, t.layout))
-        if t.layout == "n":
-            entries = [None] * array.length
-        _with_nulls(entries, _bits(array))
-    else:
-        if not array.dictionary or (array.length and not array.buffers[1]):
-            raise ValueError(MALFORMED_BUFFERS)
-        values = array.dictionary.contents
-        words: list[bytes | None] = _with_nulls(list(_strings(values, t.layout)), _bits(values))
-        n = array.length
-        indices = (
-            (t.index * n).from_address(array.buffers[1] + ctypes.sizeof(t.index) * array.offset)[:]
-            if n
-            else []
-        )
-        bits = _bits(array)
-        valid = (
-            indices if bits is None else [k for k, b in zip(indices, bits, strict=True) if b == "1"]
-        )
-        if valid and (min(valid) < 0 or max(valid) >= len(words)):
-            raise ValueError(MALFORMED_INDEX)
-        entries = (
-            list(map(words.__getitem__, [0 if k < 0 else k for k in indices] if bits else indices))
-            if words
-            else [None] * n
-        )
-        _with_nulls(entries, bits)
+def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Read:
+    """Each entry of a chunk: its bytes, or None when missing (the struct's row or the
+    entry null)."""
+    n = array.length
+    valid = _validity(array)
     if rows is not None:
-        _with_nulls(entries, _bits(rows))
-    return entries
+        row_valid = _validity(rows)
+        if row_valid is not None:
+            valid = row_valid if valid is None else valid & row_valid
+    bits = _bits(valid, n)
+    if t.index is None:
+        if t.layout == "n":
+            return [None] * n, None
+        entries, error = _strings(array, t.layout, bits)
+        return _with_nulls(entries, bits), error
+    if not array.dictionary or (n and not array.buffers[1]):
+        raise ValueError(MALFORMED_BUFFERS)
+    values = array.dictionary.contents
+    value_bits = _bits(_validity(values), values.length)
+    words, error = _strings(values, t.layout, value_bits)
+    if error is not None:  # the dictionary is read whole before any entry
+        raise error
+    _with_nulls(words, value_bits)
+    raw = ctypes.string_at(array.buffers[1] + ctypes.sizeof(t.index) * array.offset,
+                           ctypes.sizeof(t.index) * n) if n else b""  # fmt: skip
+    indices = (t.index * n).from_buffer_copy(raw)[:] if n else []
+    # a null's index is not read: only the valid entries' are checked
+    live = indices if bits is None else list(compress(indices, bits.encode().translate(_ONES)))
+    if live and (min(live) < 0 or max(live) >= len(words)):
+        stop = next(
+            i
+            for i, k in enumerate(indices)
+            if not 0 <= k < len(words) and (bits is None or bits[i] == "1")
+        )
+        return _take(words, indices[:stop], bits), ValueError(MALFORMED_INDEX)
+    return _take(words, indices, bits), None
 
 
-def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> list[bytes | None]:
+_ONES = bytes.maketrans(b"01", b"\x00\x01")  # a bits string as 0/1 selectors
+
+
+def _take(words: list[Any], indices: list[int], bits: str | None) -> list[Any]:
+    """The words the indices pick, None at each null."""
+    if bits is None:
+        return list(map(words.__getitem__, indices))
+    return [words[k] if b == "1" else None for k, b in zip(indices, bits, strict=False)]
+
+
+def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Read:
     if not t.in_struct:
         return _entries(chunk, t, None)
     if chunk.n_children != 1 or not chunk.children or not chunk.children[0]:
@@ -288,15 +334,19 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> list[bytes | None]:
     return _entries(child, t, chunk)
 
 
-def arrow_chunks(exporter: object) -> Iterator[tuple[list[bytes | None], bool]]:
+def arrow_chunks(
+    exporter: object,
+) -> Generator[tuple[list[bytes | None], bool, ValueError | None], None, None]:
     """The entries of an Arrow string column, a list per chunk (None where missing),
-    each with whether the column is binary (its tokens bytes, not str)."""
+    each with whether the column is binary (its tokens bytes, not str) and the error
+    of a malformed entry the list stops before (to raise once the list is judged)."""
     if hasattr(type(exporter), "__arrow_c_array__"):
         schema_capsule, array_capsule = exporter.__arrow_c_array__()  # type: ignore[attr-defined]
         schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))
         array = ArrowArray.from_address(_GetPointer(array_capsule, b"arrow_array"))
         t = column_type(schema)
-        yield _chunk_entries(array, t), t.binary
+        entries, error = _chunk_entries(array, t)
+        yield entries, t.binary, error
         return  # the capsules release the structs when they are collected
     capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
     stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
@@ -312,10 +362,12 @@ def arrow_chunks(exporter: object) -> Iterator[tuple[list[bytes | None], bool]]:
             if not chunk.release:
                 break
             try:
-                entries = _chunk_entries(chunk, t)
+                entries, error = _chunk_entries(chunk, t)
             finally:
                 chunk.release(ctypes.byref(chunk))
-            yield entries, t.binary
+            yield entries, t.binary, error
+            if error is not None:
+                return
     finally:
         if schema.release:
             schema.release(ctypes.byref(schema))

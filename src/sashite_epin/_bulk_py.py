@@ -122,9 +122,15 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     if kind in (ARROW_ARRAY, ARROW_STREAM):
         known = _known(epin, bytes)
         base = 0
-        for entries, binary in arrow_chunks(tokens):
-            _parse_arrow_chunk(entries, binary, base, known, collector)
-            base += len(entries)
+        chunks = arrow_chunks(tokens)
+        try:  # closed at once on an error: the producer's structs released now
+            for entries, binary, error in chunks:
+                _parse_arrow_chunk(entries, binary, base, known, collector)
+                if error is not None:  # after the entries before it, as the compiled core
+                    raise error
+                base += len(entries)
+        finally:
+            chunks.close()
         return collector.result()
     if kind == OBJECTS:
         tokens = tokens.to_numpy()  # type: ignore[attr-defined]
