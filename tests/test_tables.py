@@ -132,6 +132,11 @@ def test_every_pandas_container_gives_the_same_result(name: str, frame: pd.DataF
     assert [e.reason for e in got.errors()] == [e.reason for e in want.errors()]
 
 
+def test_categories_that_are_not_text_are_a_type_error_naming_them() -> None:
+    with pytest.raises(TypeError, match="dictionary of int64"):
+        Epin.parse_many(pd.Series([1, 2]).astype("category"))
+
+
 def test_an_index_is_its_own_labels() -> None:
     index = pd.Index(["K^", "x1"])
     assert Epin.parse_many(index, errors="mark").to_pandas().index.equals(index)

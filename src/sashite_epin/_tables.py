@@ -73,7 +73,9 @@ def unwrap(tokens: Any) -> tuple[object, Any]:
 def column(values: Any, pandas: Any) -> object:
     """The readable form of a pandas ExtensionArray, without a copy where one exists."""
     if isinstance(values, pandas.Categorical):
-        return Categories(values)
+        if values.categories.dtype.kind == "O":  # str categories (or objects)
+            return Categories(values)
+        return pandas.Series(values, copy=False)  # Arrow's dictionary: its own TypeError
     if isinstance(values, pandas.arrays.NumpyExtensionArray):  # StringArray too
         # Before __arrow_array__, which StringArray also has: it builds Arrow data from
         # the Python objects, where the numpy array of them is read as it is.
