@@ -657,6 +657,8 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                         if mark_add(&marked, k, k * stride, length, -code) < 0:
                             status = -1
                             break
+                        k += 1
+                        break  # the lanes take the rest back from the next element
                     k += 1
         if status < 0:
             raise MemoryError()
