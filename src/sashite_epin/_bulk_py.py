@@ -23,7 +23,8 @@ from ._scan_py import format_code, scan
 
 _ZERO = bytes(RECORD_SIZE)
 _SEPARATORS = re.compile(rb"([ \t\n\x0b\x0c\r]+)")
-_CHUNK = 65536  # items of an iterable read at a time
+_CHUNK = 65536  # items read at a time
+_CHUNK_BYTES = 1 << 19  # bytes of a buffer read at a time, to the next separator
 
 # The record of every token, by its text as str and as bytes, per notation: what the
 # twin's own formatter writes for each code, so exactly the strings its scanner
@@ -111,7 +112,10 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
     collector = _Collector(epin, errors == "mark")
     if isinstance(tokens, (list, tuple)):
-        _parse_list(list(tokens), 0, collector)
+        # A chunk at a time: the temporaries of a whole big list would be fresh memory
+        # the system maps and faults in on every call (100,000 faults for 3M tokens).
+        for base in range(0, len(tokens), _CHUNK):
+            _parse_list(list(tokens[base : base + _CHUNK]), base, collector)
         return collector.result()
     if isinstance(tokens, str):
         raise TypeError(
@@ -250,10 +254,9 @@ def _parse_buffer(view: memoryview, collector: _Collector, source: object) -> No
             raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
         if wide and fmt[:1] in (">", "!"):
             raise ValueError("parse_many reads U arrays in native byte order (use .astype('U'))")
-        if _parse_elements(source, wide, collector):
-            return
+        done = _parse_elements(source, wide, collector)
         raw, size = view.tobytes(), view.itemsize  # tobytes: logical order, any strides
-        for k in range(view.shape[0] if view.shape else 0):
+        for k in range(done, view.shape[0] if view.shape else 0):
             element = raw[k * size : (k + 1) * size]
             if wide:
                 collector.add(k, *_element_token(element))
@@ -272,18 +275,23 @@ def _parse_buffer(view: memoryview, collector: _Collector, source: object) -> No
         )
     # The runs bytes.split() gives: the compiled core's separators are b" \t\n\v\f\r".
     data = view.tobytes()
-    parts = data.split()
     known = _known(collector.epin, bytes)
-    try:
-        collector.records += b"".join(map(known.__getitem__, parts))
-        return
-    except KeyError:
-        pass
-    records = list(map(known.get, parts))
-    starts = _token_starts(data)
-    collector.add_known(
-        0, records, lambda k: (parts[k], parts[k].decode("latin-1"), starts[k], data)
-    )
+    base = start = 0
+    while start < len(data):
+        # A part at a time, cut where a separator begins (no token is cut): the tokens
+        # of a whole big buffer, as objects, would be fresh memory on every call.
+        cut = _SEPARATORS.search(data, start + _CHUNK_BYTES)
+        stop = len(data) if cut is None else cut.start()
+        part = data[start:stop]
+        parts = part.split()
+        try:
+            collector.records += b"".join(map(known.__getitem__, parts))
+        except KeyError:
+            records = list(map(known.get, parts))
+            at = [start + s for s in _token_starts(part)]
+            collector.add_known(base, records, _placed(parts, at, data))
+        base += len(parts)
+        start = stop
 
 
 def _token_starts(data: bytes) -> list[int]:
@@ -295,26 +303,38 @@ def _token_starts(data: bytes) -> list[int]:
     return [at for at, piece in zip(offsets[::2], pieces[::2], strict=False) if piece]
 
 
-def _parse_elements(source: object, wide: bool, collector: _Collector) -> bool:
-    """A numpy S or U array through its tolist() (the elements, trailing NULs removed,
-    as _parse_buffer reads them) and the table of known tokens; False when its
-    elements do not come out that way (a U unit that is no code point), to be read
-    element by element."""
-    try:
-        items = source.tolist()  # type: ignore[attr-defined]
-    except (AttributeError, SystemError, ValueError, UnicodeError):
-        return False  # numpy raises SystemError for a unit above 0x10FFFF
-    if not isinstance(items, list):
-        return False
+def _parse_elements(source: object, wide: bool, collector: _Collector) -> int:
+    """A numpy S or U array through tolist() (the elements, trailing NULs removed, as
+    _parse_buffer reads them), a chunk at a time, and the table of known tokens; how
+    many elements it read: it stops at a chunk whose elements do not come out that way
+    (a U unit that is no code point), to be read element by element."""
+    count = len(source)  # type: ignore[arg-type]
     known = _known(collector.epin, str if wide else bytes)
-    try:
-        collector.records += b"".join(map(known.__getitem__, items))
-        return True
-    except KeyError:
-        pass
-    records = list(map(known.get, items))
-    if wide:
-        collector.add_known(0, records, lambda i: (items[i], items[i]))
-    else:
-        collector.add_known(0, records, lambda i: (items[i], items[i].decode("latin-1")))
-    return True
+    for base in range(0, count, _CHUNK):
+        try:
+            items = source[base : base + _CHUNK].tolist()  # type: ignore[index]
+        except (SystemError, ValueError, UnicodeError):
+            return base  # numpy raises SystemError for a unit above 0x10FFFF
+        try:
+            collector.records += b"".join(map(known.__getitem__, items))
+            continue
+        except KeyError:
+            pass
+        records = list(map(known.get, items))
+        if wide:
+            collector.add_known(base, records, _as_read(items, False))
+        else:
+            collector.add_known(base, records, _as_read(items, True))
+    return count
+
+
+def _as_read(items: list[Any], latin1: bool) -> Callable[[int], tuple[Any, ...]]:
+    """The token and text of item i (bytes read as Latin-1), for add_known."""
+    if latin1:
+        return lambda i: (items[i], items[i].decode("latin-1"))
+    return lambda i: (items[i], items[i])
+
+
+def _placed(parts: list[bytes], at: list[int], data: bytes) -> Callable[[int], tuple[Any, ...]]:
+    """The token, text, byte offset and buffer of token k of a buffer, for add_known."""
+    return lambda k: (parts[k], parts[k].decode("latin-1"), at[k], data)
