@@ -137,6 +137,18 @@ def test_categories_that_are_not_text_are_a_type_error_naming_them() -> None:
         Epin.parse_many(pd.Series([1, 2]).astype("category"))
 
 
+def test_a_categorical_checks_its_errors_argument() -> None:
+    with pytest.raises(ValueError, match="errors must be"):
+        Epin.parse_many(pd.Series(["K"]).astype("category"), errors="bogus")
+
+
+def test_a_memoryview_of_a_numpy_s_array_is_read() -> None:
+    array = np.array(["K", "x1"], dtype="S2")
+    result = Epin.parse_many(memoryview(array), errors="mark")
+    assert list(result.codes()) == [Epin.parse("K").code, 0xFFFF]
+    assert result.errors()[0].token == b"x1"
+
+
 def test_an_index_is_its_own_labels() -> None:
     index = pd.Index(["K^", "x1"])
     assert Epin.parse_many(index, errors="mark").to_pandas().index.equals(index)

@@ -308,6 +308,8 @@ def _parse_elements(source: object, wide: bool, collector: _Collector) -> int:
     _parse_buffer reads them), a chunk at a time, and the table of known tokens; how
     many elements it read: it stops at a chunk whose elements do not come out that way
     (a U unit that is no code point), to be read element by element."""
+    if type(source).__module__ != "numpy":  # a memoryview or another buffer: no tolist()
+        return 0
     count = len(source)  # type: ignore[arg-type]
     known = _known(collector.epin, str if wide else bytes)
     for base in range(0, count, _CHUNK):
@@ -321,10 +323,7 @@ def _parse_elements(source: object, wide: bool, collector: _Collector) -> int:
         except KeyError:
             pass
         records = list(map(known.get, items))
-        if wide:
-            collector.add_known(base, records, _as_read(items, False))
-        else:
-            collector.add_known(base, records, _as_read(items, True))
+        collector.add_known(base, records, _as_read(items, latin1=not wide))
     return count
 
 

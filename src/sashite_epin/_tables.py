@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._core import core
 from ._errors import ParseError
+from ._marks import label_of
 
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
@@ -34,8 +35,6 @@ def parse_many(tokens: object, epin: bool, errors: str) -> TokenArray:
     except ParseError as error:
         if labels is None or error.index is None:
             raise
-        from ._marks import label_of
-
         label = label_of(labels, error.index)
         raise ParseError(
             error.token,
@@ -96,6 +95,8 @@ class Categories:
         self.values = values
 
     def parse(self, epin: bool, errors: str) -> TokenArray:
+        if errors not in ("raise", "mark"):  # the table below is always parsed marked
+            raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
         categories = self.values.categories
         # The categories and a missing value after them, which code -1 (a missing
         # entry) takes as a position counted from the end.
