@@ -34,6 +34,7 @@ TWIN_ORDER = [
     "_marks",
     "_export_py",
     "_scan_py",
+    "_lanes_py",
     "_objects_py",
     "_array_py",
     "_arrow_py",

@@ -9,6 +9,7 @@ opened, the buffers read in place, every string checked against the same rules
 from __future__ import annotations
 
 import ctypes
+import sys
 from collections.abc import Callable, Generator
 from itertools import compress, islice
 from typing import Any, NamedTuple
@@ -20,6 +21,7 @@ from ._inputs import (
     MALFORMED_VIEW,
     arrow_type_name,
 )
+from ._lanes_py import read_stream, read_views
 
 _GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _GetPointer.restype = ctypes.c_void_p
@@ -225,10 +227,12 @@ def _with_nulls(entries: list[Any], bits: str | None) -> list[Any]:
 Read = tuple[list[Any], "ValueError | None"]
 
 
-def _strings(array: ArrowArray, layout: str, bits: str | None) -> Read:
+def _strings(array: ArrowArray, layout: str, bits: str | None, epin: bool | None = None) -> Read:
     """The entries' bytes up to the first valid one whose buffers lie (a null's are not
     read: b"" stands there), the buffers checked first: a whole buffer read at once,
-    the entries sliced from it."""
+    the entries sliced from it.  With epin given, a column without nulls whose entries
+    are all tokens comes back as their records (bytes) instead, read without a Python
+    object per entry."""
     n = array.length
     if layout == "n" or n == 0:
         return [b""] * n, None
@@ -241,6 +245,10 @@ def _strings(array: ArrowArray, layout: str, bits: str | None) -> Read:
     if layout == "vu":
         read = _texts(array, layout)
         views = ctypes.string_at(array.buffers[1] + 16 * array.offset, 16 * n)
+        if epin is not None and bits is None and sys.byteorder == "little":
+            records = read_views(views, epin)
+            if records is not None:
+                return records, None  # type: ignore[return-value]
         lengths = memoryview(views).cast("i")[::4].tolist()
         if max(lengths) <= 12 and min(lengths) >= 0:  # every string inline in its view
             starts = range(4, 16 * n, 16)
@@ -255,12 +263,18 @@ def _strings(array: ArrowArray, layout: str, bits: str | None) -> Read:
         return entries, None
     size = 4 if layout == "u" else 8
     raw = ctypes.string_at(array.buffers[1] + size * array.offset, size * (n + 1))
-    offsets = memoryview(raw).cast("i" if size == 4 else "q").tolist()
-    first, end = offsets[0], offsets[-1]
+    first = int.from_bytes(raw[:size], sys.byteorder, signed=True)
+    end = int.from_bytes(raw[-size:], sys.byteorder, signed=True)
     if first < 0 or end < first:
         raise ValueError(MALFORMED_OFFSETS)
     if end > 0 and not array.buffers[2]:
         raise ValueError(MALFORMED_BUFFERS)
+    if epin is not None and bits is None and sys.byteorder == "little":
+        used = ctypes.string_at(array.buffers[2] + first, end - first) if end > first else b""
+        records = read_stream(used, raw, size, epin)
+        if records is not None:
+            return records, None  # type: ignore[return-value]
+    offsets = memoryview(raw).cast("i" if size == 4 else "q").tolist()
     data = ctypes.string_at(array.buffers[2], end) if end else b""
     entries = list(map(data.__getitem__, map(slice, offsets, islice(offsets, 1, None))))
     # sorted() of sorted data is one C pass (a single run): then no offset goes back
@@ -273,9 +287,9 @@ def _strings(array: ArrowArray, layout: str, bits: str | None) -> Read:
     return entries, None
 
 
-def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Read:
+def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None, epin: bool | None) -> Read:
     """Each entry of a chunk: its bytes, or None when missing (the struct's row or the
-    entry null)."""
+    entry null); or, given epin, the records of a chunk that is all tokens."""
     n = array.length
     valid = _validity(array)
     if rows is not None:
@@ -286,7 +300,7 @@ def _entries(array: ArrowArray, t: ColumnType, rows: ArrowArray | None) -> Read:
     if t.index is None:
         if t.layout == "n":
             return [None] * n, None
-        entries, error = _strings(array, t.layout, bits)
+        entries, error = _strings(array, t.layout, bits, epin)
         return _with_nulls(entries, bits), error
     if not array.dictionary or (n and not array.buffers[1]):
         raise ValueError(MALFORMED_BUFFERS)
@@ -321,9 +335,9 @@ def _take(words: list[Any], indices: list[int], bits: str | None) -> list[Any]:
     return [words[k] if b == "1" else None for k, b in zip(indices, bits, strict=False)]
 
 
-def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Read:
+def _chunk_entries(chunk: ArrowArray, t: ColumnType, epin: bool | None) -> Read:
     if not t.in_struct:
-        return _entries(chunk, t, None)
+        return _entries(chunk, t, None, epin)
     if chunk.n_children != 1 or not chunk.children or not chunk.children[0]:
         raise ValueError(MALFORMED_BUFFERS)
     child = ArrowArray.from_buffer_copy(chunk.children[0].contents)
@@ -331,21 +345,22 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType) -> Read:
         raise ValueError(MALFORMED_BUFFERS)
     child.offset += chunk.offset
     child.length = chunk.length
-    return _entries(child, t, chunk)
+    return _entries(child, t, chunk, epin)
 
 
 def arrow_chunks(
-    exporter: object,
-) -> Generator[tuple[list[bytes | None], bool, ValueError | None], None, None]:
+    exporter: object, epin: bool | None = None
+) -> Generator[tuple[list[bytes | None] | bytes, bool, ValueError | None], None, None]:
     """The entries of an Arrow string column, a list per chunk (None where missing),
     each with whether the column is binary (its tokens bytes, not str) and the error
-    of a malformed entry the list stops before (to raise once the list is judged)."""
+    of a malformed entry the list stops before (to raise once the list is judged).
+    Given epin, a chunk that is all tokens of the notation comes as their records."""
     if hasattr(type(exporter), "__arrow_c_array__"):
         schema_capsule, array_capsule = exporter.__arrow_c_array__()  # type: ignore[attr-defined]
         schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))
         array = ArrowArray.from_address(_GetPointer(array_capsule, b"arrow_array"))
         t = column_type(schema)
-        entries, error = _chunk_entries(array, t)
+        entries, error = _chunk_entries(array, t, epin)
         yield entries, t.binary, error
         return  # the capsules release the structs when they are collected
     capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
@@ -362,7 +377,7 @@ def arrow_chunks(
             if not chunk.release:
                 break
             try:
-                entries, error = _chunk_entries(chunk, t)
+                entries, error = _chunk_entries(chunk, t, epin)
             finally:
                 chunk.release(ctypes.byref(chunk))
             yield entries, t.binary, error

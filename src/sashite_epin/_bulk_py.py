@@ -9,7 +9,7 @@ splits), numpy ``S`` / ``U`` / object / StringDType arrays; Arrow columns are re
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, islice
 from typing import Any
 
@@ -17,6 +17,7 @@ from ._array_py import Rejected, TokenArray
 from ._arrow_py import arrow_chunks
 from ._errors import ParseError, reason_text
 from ._inputs import ARROW_ARRAY, ARROW_STREAM, OBJECTS, STRING_DTYPE, input_kind, is_missing
+from ._lanes_py import read_lines, read_words
 from ._layout import RECORD_SIZE, all_codes, record_of_code
 from ._messages import MISSING
 from ._scan_py import format_code, scan
@@ -56,6 +57,21 @@ class _Collector:
         self.invalid: list[int] = []
         self.rejected: list[Rejected] = []
         self.counted, self.lines = 0, 1  # bytes input: the line at byte offset counted
+        self.misses = 0  # parts the fast road refused: past two, a dirty input
+
+    def whole(self, records: bytes | None) -> bool:
+        """Keep the records the fast road read for a whole part, if it read them."""
+        if records is None:
+            self.misses += self.fast
+            return False
+        self.records += records
+        return True
+
+    @property
+    def fast(self) -> bool:
+        """Whether to try the fast road (_lanes_py) on the next part: it never decides
+        an error, so on an input with errors in every part it is only a cost."""
+        return self.misses < 2
 
     def add(self, *entry: Any) -> None:
         """Judge one entry (judge's arguments) and keep its record."""
@@ -115,7 +131,7 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
         # A chunk at a time: the temporaries of a whole big list would be fresh memory
         # the system maps and faults in on every call (100,000 faults for 3M tokens).
         for base in range(0, len(tokens), _CHUNK):
-            _parse_list(list(tokens[base : base + _CHUNK]), base, collector)
+            _parse_list(tokens[base : base + _CHUNK], base, collector)
         return collector.result()
     if isinstance(tokens, str):
         raise TypeError(
@@ -126,9 +142,13 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     if kind in (ARROW_ARRAY, ARROW_STREAM):
         known = _known(epin, bytes)
         base = 0
-        chunks = arrow_chunks(tokens)
+        chunks = arrow_chunks(tokens, epin)
         try:  # closed at once on an error: the producer's structs released now
             for entries, binary, error in chunks:
+                if isinstance(entries, bytes):  # all tokens: their records
+                    collector.records += entries
+                    base += len(entries) // RECORD_SIZE
+                    continue
                 _parse_arrow_chunk(entries, binary, base, known, collector)
                 if error is not None:  # after the entries before it, as the compiled core
                     raise error
@@ -167,8 +187,11 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     return collector.result()
 
 
-def _parse_list(items: list[object], base: int, collector: _Collector) -> None:
-    """Entries base, base + 1, ... of a list, through the table of known tokens."""
+def _parse_list(items: Sequence[object], base: int, collector: _Collector) -> None:
+    """Entries base, base + 1, ... of a list: all at once on the fast road, else
+    through the table of known tokens."""
+    if collector.fast and collector.whole(read_lines(items, collector.epin)):
+        return
     known = _known(collector.epin, str)
     kinds = list(map(type, items))
     if kinds.count(str) == len(kinds):  # exact str: a subclass's hash and eq lie freely
@@ -283,6 +306,11 @@ def _parse_buffer(view: memoryview, collector: _Collector, source: object) -> No
         cut = _SEPARATORS.search(data, start + _CHUNK_BYTES)
         stop = len(data) if cut is None else cut.start()
         part = data[start:stop]
+        whole = read_words(part, collector.epin) if collector.fast else None
+        if collector.whole(whole):
+            base += len(whole) // RECORD_SIZE  # type: ignore[arg-type]
+            start = stop
+            continue
         parts = part.split()
         try:
             collector.records += b"".join(map(known.__getitem__, parts))
@@ -317,6 +345,8 @@ def _parse_elements(source: object, wide: bool, collector: _Collector) -> int:
             items = source[base : base + _CHUNK].tolist()  # type: ignore[index]
         except (SystemError, ValueError, UnicodeError):
             return base  # numpy raises SystemError for a unit above 0x10FFFF
+        if collector.fast and collector.whole(read_lines(items, collector.epin, not wide)):
+            continue
         try:
             collector.records += b"".join(map(known.__getitem__, items))
             continue
