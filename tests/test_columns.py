@@ -127,6 +127,42 @@ def test_numpy_string_dtype(core: ModuleType) -> None:
     same_as_list(core, np.array(plain, dtype=np.dtypes.StringDType()), plain)
 
 
+def string_dtype_entries() -> list[object]:
+    """Every kind of StringDType element, among runs of tokens the lanes read: short
+    inline strings of each length, a NUL inside or last, non-ASCII text, the empty
+    string, strings that live outside the element, missing values."""
+    odd = ["K\0", "\0K", "k\0\0", "\u00e9", "+K\u0301", "", "KKKKK", "x" * 15, "+" * 16,
+           "q" * 300, None, "K ", "\x7f", "'K", "+k^'", "-Z^", "a'"]  # fmt: skip
+    tokens = ["K", "+k^'", "-Z^", "a'", "Q", "r^"]
+    out: list[object] = []
+    for i, e in enumerate(odd):
+        out += tokens * (i + 1) + [e]  # at every position of an eight-element group
+    return out
+
+
+@pytest.mark.parametrize("step", [1, 2, -1])
+def test_string_dtype_elements_of_every_kind_read_as_the_list(core: ModuleType, step: int) -> None:
+    entries = string_dtype_entries()[::step]
+    array = np.array(entries, dtype=np.dtypes.StringDType(na_object=None))
+    same_as_list(core, array, entries)
+    plain = [e for e in entries if e is not None]
+    same_as_list(core, np.array(plain, dtype=np.dtypes.StringDType()), plain)
+
+
+def test_string_dtype_errors_name_their_index_past_the_first_chunk(core: ModuleType) -> None:
+    array = np.array(["K"] * 70_000 + ["KK", "q"], dtype=np.dtypes.StringDType())
+    with pytest.raises(ParseError) as caught:
+        core.parse_many(array, True)
+    assert (caught.value.index, caught.value.token) == (70_000, "KK")
+    marked = core.parse_many(array, True, errors="mark")
+    assert list(marked.invalid) == [70_000]
+    assert [e.index for e in marked.errors()] == [70_000]
+    array[5] = "x" * 40  # a string outside the element, early on
+    with pytest.raises(ParseError) as caught:
+        core.parse_many(array, True)
+    assert (caught.value.index, caught.value.token) == (5, "x" * 40)
+
+
 @pytest.mark.parametrize("missing", [None, math.nan, np.nan, np.float64("nan"), pd.NA])
 def test_missing_values_are_invalid_entries_with_their_own_reason(
     core: ModuleType, missing: object

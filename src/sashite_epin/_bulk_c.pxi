@@ -10,6 +10,7 @@ from libc.stdint cimport uint64_t
 from libc.string cimport memchr, strcmp
 
 import os as _os
+import sys as _sys
 
 from sashite_epin import _inputs
 
@@ -59,6 +60,10 @@ cdef extern from "_fixed.h" nogil:
     Py_ssize_t fixed_u_avx512 "sashite_fixed_u_avx512"(
         const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
         unsigned char* out, const uint64_t* records, int epin)
+    # numpy StringDType elements into an S4 run while they are short ASCII strings
+    Py_ssize_t pack_short_strings "sashite_pack_short_strings"(
+        const unsigned char* base, Py_ssize_t stride, Py_ssize_t count, unsigned char* out,
+        int kernel)
 
 cdef extern from "_kernels.h" nogil:
     enum:
@@ -261,7 +266,7 @@ cdef struct Failure:
 # How many items of a foreign iterable are read (and checked) at a time: the input is
 # never materialised whole, and a wrong item type fails before anything big is built.
 DEF ITERABLE_CHUNK = 16384
-# numpy StringDType arrays go through object arrays this many elements at a time.
+# numpy StringDType arrays are read this many elements at a time.
 DEF STRING_DTYPE_CHUNK = 65536
 
 
@@ -288,9 +293,7 @@ def parse_many(tokens, bint epin, errors="raise"):
     if kind == _inputs.OBJECTS:  # a pandas object Series or Index: its numpy array
         return parse_buffer(tokens.to_numpy(), epin, mark)
     if kind == _inputs.STRING_DTYPE:
-        return concatenate([
-            parse_buffer(tokens[i:i + STRING_DTYPE_CHUNK].astype(object), epin, mark)
-            for i in range(0, len(tokens), STRING_DTYPE_CHUNK)], epin)
+        return parse_string_dtype(tokens, epin, mark)
     if PyObject_CheckBuffer(tokens):
         return parse_buffer(tokens, epin, mark)
     return parse_iterable(tokens, epin, mark)
@@ -606,14 +609,59 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
     return <bytes>e[:4 * n]
 
 
+cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
+                    Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
+                    Py_ssize_t first, MarkList* marked, Failure* failure) noexcept nogil:
+    """Elements base[0], base[stride], ... of a numpy S or U array (width characters
+    each) into the records at out; an error names index first + k and the element's
+    byte offset from base.  0 done, 1 an error under errors="raise" (in failure), -1
+    no memory."""
+    cdef Py_ssize_t k = 0, upto, length = 0
+    cdef const unsigned char* e
+    cdef int code
+    # The SIMD kernels read contiguous arrays of 1-4 characters eight elements at a
+    # time (_fixed.h), each lane 4 characters from its element's start: only elements
+    # at least that far from the array's end.
+    cdef bint simd = (bytes_kernel_id >= SASHITE_KERNEL_AVX2 and 1 <= width <= 4
+                      and stride == (4 * width if wide else width))
+    cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
+    while k < count:
+        upto = count
+        if k < lanes:
+            if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
+                k = (fixed_u_avx512 if wide else fixed_s_avx512)(
+                    base, k, lanes, width, out, records_by_index, epin)
+            else:
+                k = (fixed_u_avx2 if wide else fixed_s_avx2)(
+                    base, k, lanes, width, out, records_by_index, epin)
+            upto = min(k + 8, count)
+        while k < upto:
+            e = base + k * stride
+            code = scan_element(e, width, wide, epin, &length)
+            if code >= 0:
+                memcpy(out + 5 * k, record_of[code], 8)
+            elif not mark:
+                failure.index, failure.start, failure.length = first + k, k * stride, length
+                failure.reason = -code
+                return 1
+            else:
+                memset(out + 5 * k, 0, 5)
+                if mark_add(marked, first + k, k * stride, length, -code) < 0:
+                    return -1
+                k += 1
+                break  # the lanes take the rest back from the next element
+            k += 1
+    return 0
+
+
 cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint epin, bint mark):
-    cdef Py_ssize_t count, stride, width, k, length = 0
+    cdef Py_ssize_t count, stride, width
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef Failure failure
-    cdef int code, status = 0
+    cdef int status
     if view.ndim != 1:
         raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
     if wide and fmt[:1] in (b">", b"!"):
@@ -621,45 +669,11 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     count, stride = view.shape[0], view.strides[0]
     width = view.itemsize // 4 if wide else view.itemsize
     result = new_token_array(count, epin)
-    # The SIMD kernels read contiguous arrays of 1-4 characters eight elements at a
-    # time (_fixed.h), each lane 4 characters from its element's start: only elements
-    # at least that far from the array's end.
-    cdef bint simd = (bytes_kernel_id >= SASHITE_KERNEL_AVX2 and 1 <= width <= 4
-                      and stride == view.itemsize)
-    cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
-    cdef Py_ssize_t upto
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
         with nogil:
-            k = 0
-            while k < count and status == 0:
-                upto = count
-                if k < lanes:
-                    if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
-                        k = (fixed_u_avx512 if wide else fixed_s_avx512)(
-                            base, k, lanes, width, result.records, records_by_index, epin)
-                    else:
-                        k = (fixed_u_avx2 if wide else fixed_s_avx2)(
-                            base, k, lanes, width, result.records, records_by_index, epin)
-                    upto = min(k + 8, count)
-                while k < upto:
-                    e = base + k * stride
-                    code = scan_element(e, width, wide, epin, &length)
-                    if code >= 0:
-                        memcpy(result.records + 5 * k, record_of[code], 8)
-                    elif not mark:
-                        failure.index, failure.start, failure.length = k, k * stride, length
-                        failure.reason = -code
-                        status = 1
-                        break
-                    else:
-                        memset(result.records + 5 * k, 0, 5)
-                        if mark_add(&marked, k, k * stride, length, -code) < 0:
-                            status = -1
-                            break
-                        k += 1
-                        break  # the lanes take the rest back from the next element
-                    k += 1
+            status = scan_fixed(base, count, stride, width, wide, epin, mark, result.records,
+                                0, &marked, &failure)
         if status < 0:
             raise MemoryError()
         if status > 0:
@@ -678,3 +692,108 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     finally:
         free(marked.items)
     return result
+
+
+# ---------------------------------------------------------------------------------
+# numpy StringDType arrays, read in place
+#
+# Each element is a 16-byte packed string (numpy's NEP 55 layout): a string of up to
+# 15 bytes lies inline, its size in the low nibble of the last byte and the flags
+# 0x60 in the high one; longer strings live in an arena or on the heap, and a missing
+# value has its own flag.  A token is at most 4 bytes, so the inline ASCII strings of
+# up to 4 bytes without a NUL are copied, 4 bytes each, into a numpy-S4-shaped run
+# that the S kernels read; every other element (a longer string, a missing value,
+# non-ASCII text, an empty string) is taken from numpy as its Python object and read as
+# a list item.  The layout is checked on a probe array first: any numpy that lays it
+# out otherwise is read through object arrays, as before.
+
+DEF SHORT_STRING = 0x60
+
+
+cdef bint inline_short_strings(object dtype) except -1:
+    """Whether dtype's arrays hold short strings inline as described above."""
+    numpy = _sys.modules["numpy"]
+    probe = numpy.array(["K", "+k^'", "K" * 16], dtype=dtype)
+    if probe.strides[0] != 16:
+        return False
+    cdef const unsigned char* p = <const unsigned char*><size_t>probe.__array_interface__["data"][0]
+    cdef bytes raw = <bytes>p[:48]
+    return (raw[:16] == b"K" + bytes(14) + bytes([SHORT_STRING | 1])
+            and raw[16:32] == b"+k^'" + bytes(11) + bytes([SHORT_STRING | 4])
+            and raw[47] & 0xF0 != SHORT_STRING)
+
+
+cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
+    cdef Py_ssize_t count, stride, k = 0, packed, i
+    cdef const unsigned char* base
+    cdef const unsigned char* e
+    cdef unsigned char* run = NULL
+    cdef TokenArray result, single
+    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef Failure failure
+    cdef int status = 0
+    cdef PyObject* item
+    cdef dict taken = {}  # index -> the rejected entry of an element read as an object
+    if array.ndim != 1:
+        raise ValueError(f"parse_many needs a 1-dimensional array, not {array.ndim}-dimensional")
+    count = len(array)
+    if count == 0 or not inline_short_strings(array.dtype):
+        return concatenate([
+            parse_objects_at(array[i:i + STRING_DTYPE_CHUNK].astype(object), i, epin, mark)
+            for i in range(0, count, STRING_DTYPE_CHUNK)], epin)
+    base = <const unsigned char*><size_t>array.__array_interface__["data"][0]
+    stride = array.strides[0]
+    result = new_token_array(count, epin)
+    failure.index = failure.start = failure.length = failure.reason = 0
+    run = <unsigned char*>malloc(4 * STRING_DTYPE_CHUNK + 64)
+    if run == NULL:
+        raise MemoryError()
+    try:
+        while k < count:
+            with nogil:
+                packed = pack_short_strings(base + k * stride, stride,
+                                            min(count - k, <Py_ssize_t>STRING_DTYPE_CHUNK), run,
+                                            bytes_kernel_id)
+                status = scan_fixed(run, packed, 4, 4, False, epin, mark,
+                                    result.records + 5 * k, k, &marked, &failure)
+            if status < 0:
+                raise MemoryError()
+            if status > 0:
+                e = base + failure.index * stride
+                raise _ParseError((<bytes>e[:e[15] & 0x0F]).decode("ascii"),
+                                  _reason_text(failure.reason, notation_of(epin)),
+                                  notation_of(epin), failure.index)
+            k += packed
+            if k < count and packed < STRING_DTYPE_CHUNK:
+                # an element the run cannot hold: its Python object, read as a list item
+                element = array[k]
+                item = <PyObject*>element
+                single = parse_objects(<const char*>&item, 1, sizeof(PyObject*), k, epin, mark)
+                memcpy(result.records + 5 * k, single.records, 5)
+                if single._rejected:
+                    taken[k] = single._rejected[0]
+                    if mark_add(&marked, k, k, 0, single._rejected[0][1]) < 0:
+                        raise MemoryError()
+                k += 1
+        if marked.count:
+            set_marks(result, &marked, [
+                taken[m.index] if m.index in taken else
+                ((<bytes>(base + m.index * stride)[:(base + m.index * stride)[15] & 0x0F])
+                 .decode("ascii"), m.reason, None, None)
+                for m in marked.items[:marked.count]])
+    finally:
+        free(run)
+        free(marked.items)
+    return result
+
+
+cdef TokenArray parse_objects_at(object objects, Py_ssize_t first, bint epin, bint mark):
+    """A numpy object array whose entries are entries first, first + 1, ... of the
+    input: errors name those indices."""
+    cdef Py_buffer view
+    PyObject_GetBuffer(objects, &view, PyBUF_RECORDS_RO)
+    try:
+        return parse_objects(<const char*>view.buf, view.shape[0], view.strides[0], first,
+                             epin, mark)
+    finally:
+        PyBuffer_Release(&view)
