@@ -154,6 +154,27 @@ def test_valid_corpora_with_every_separator(core: ModuleType, kernel: str) -> No
 
 @pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
 @pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_string_dtype_near_misses_at_every_position_of_a_group(
+    core: ModuleType, kernel: str
+) -> None:
+    # The StringDType lanes read eight 16-byte elements at a time: each near miss (and
+    # each element they must not read: longer, missing, empty) at every position of the
+    # first groups, in contiguous and strided arrays.
+    rng = random.Random(11)
+    odd = [m.decode("latin-1") for m in NEAR_MISSES] + ["", "K" * 5, "x" * 16, "q" * 99]
+    inputs = []
+    for miss in [*odd, None]:
+        for at in range(18):
+            entries = [rng.choice(EPIN_TOKENS) for _ in range(27)]
+            entries[at] = miss
+            array = np.array(entries, dtype=np.dtypes.StringDType(na_object=None))
+            inputs += [array, array[::2]]
+    inputs.append(np.array(uniform(3000), dtype=np.dtypes.StringDType()))
+    assert_same_as_portable(core, kernel, inputs)
+
+
+@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
+@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_a_near_miss_at_every_offset_around_the_block_edges(core: ModuleType, kernel: str) -> None:
     # A kernel reads 64 bytes at a time and looks one byte back and two ahead: each
     # near miss lands on every offset near the buffer's start and around the first block

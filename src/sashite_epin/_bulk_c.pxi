@@ -60,10 +60,13 @@ cdef extern from "_fixed.h" nogil:
     Py_ssize_t fixed_u_avx512 "sashite_fixed_u_avx512"(
         const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
         unsigned char* out, const uint64_t* records, int epin)
-    # numpy StringDType elements into an S4 run while they are short ASCII strings
-    Py_ssize_t pack_short_strings "sashite_pack_short_strings"(
-        const unsigned char* base, Py_ssize_t stride, Py_ssize_t count, unsigned char* out,
-        int kernel)
+    # numpy StringDType arrays, contiguous
+    Py_ssize_t fixed_t_avx2 "sashite_fixed_t_avx2"(
+        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, unsigned char* out,
+        const uint64_t* records, int epin)
+    Py_ssize_t fixed_t_avx512 "sashite_fixed_t_avx512"(
+        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, unsigned char* out,
+        const uint64_t* records, int epin)
 
 cdef extern from "_kernels.h" nogil:
     enum:
@@ -700,12 +703,12 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
 # Each element is a 16-byte packed string (numpy's NEP 55 layout): a string of up to
 # 15 bytes lies inline, its size in the low nibble of the last byte and the flags
 # 0x60 in the high one; longer strings live in an arena or on the heap, and a missing
-# value has its own flag.  A token is at most 4 bytes, so the inline ASCII strings of
-# up to 4 bytes without a NUL are copied, 4 bytes each, into a numpy-S4-shaped run
-# that the S kernels read; every other element (a longer string, a missing value,
-# non-ASCII text, an empty string) is taken from numpy as its Python object and read as
-# a list item.  The layout is checked on a probe array first: any numpy that lays it
-# out otherwise is read through object arrays, as before.
+# value has its own flag.  Inline ASCII strings are read in place: eight at a time by
+# the SIMD kernels (_fixed.h) while they are tokens, else one by one, their bytes
+# scanned as a compact-ASCII str's are.  Every other element (a longer string, a
+# missing value, non-ASCII text, the empty string) is taken from numpy as its Python
+# object and read as a list item.  The layout is checked on a probe array first: a
+# numpy that lays it out otherwise is read through object arrays.
 
 DEF SHORT_STRING = 0x60
 
@@ -723,11 +726,63 @@ cdef bint inline_short_strings(object dtype) except -1:
             and raw[47] & 0xF0 != SHORT_STRING)
 
 
-cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
-    cdef Py_ssize_t count, stride, k = 0, packed, i
-    cdef const unsigned char* base
+cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e) noexcept nogil:
+    """The size of an element's inline ASCII string; -1 for any other element."""
+    cdef Py_ssize_t n, i
+    if e[15] & 0xF0 != SHORT_STRING:
+        return -1
+    n = e[15] & 0x0F
+    for i in range(n):
+        if e[i] >= 0x80:
+            return -1
+    return n
+
+
+cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t count,
+                      bint epin, bint mark, unsigned char* out, Py_ssize_t* at,
+                      MarkList* marked, Failure* failure) noexcept nogil:
+    """Elements at[0].. of a StringDType array into out while they are inline ASCII
+    strings; at[0] ends at the first that is not (status 2: its object is needed) or at
+    count (0).  1 an error under errors="raise", -1 no memory."""
+    cdef Py_ssize_t k = at[0], upto, n
     cdef const unsigned char* e
-    cdef unsigned char* run = NULL
+    cdef int code
+    cdef bint simd = bytes_kernel_id >= SASHITE_KERNEL_AVX2 and stride == 16
+    while k < count:
+        upto = count
+        if simd:
+            if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
+                k = fixed_t_avx512(base, k, count, out, records_by_index, epin)
+            else:
+                k = fixed_t_avx2(base, k, count, out, records_by_index, epin)
+            upto = min(k + 8, count)
+        while k < upto:
+            e = base + k * stride
+            n = inline_ascii_size(e)
+            if n < 0:
+                at[0] = k
+                return 2
+            code = scan_token(e, n, epin)
+            if code >= 0:
+                memcpy(out + 5 * k, record_of[code], 8)
+            elif not mark:
+                failure.index, failure.length, failure.reason = k, n, -code
+                at[0] = k
+                return 1
+            else:
+                memset(out + 5 * k, 0, 5)
+                if mark_add(marked, k, k, n, -code) < 0:
+                    return -1
+                k += 1
+                break  # the lanes take the rest back from the next element
+            k += 1
+    at[0] = k
+    return 0
+
+
+cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
+    cdef Py_ssize_t count, stride, k = 0, i
+    cdef const unsigned char* base
     cdef TokenArray result, single
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef Failure failure
@@ -745,27 +800,19 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     stride = array.strides[0]
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
-    run = <unsigned char*>malloc(4 * STRING_DTYPE_CHUNK + 64)
-    if run == NULL:
-        raise MemoryError()
     try:
         while k < count:
             with nogil:
-                packed = pack_short_strings(base + k * stride, stride,
-                                            min(count - k, <Py_ssize_t>STRING_DTYPE_CHUNK), run,
-                                            bytes_kernel_id)
-                status = scan_fixed(run, packed, 4, 4, False, epin, mark,
-                                    result.records + 5 * k, k, &marked, &failure)
+                status = scan_strings(base, stride, count, epin, mark, result.records, &k,
+                                      &marked, &failure)
             if status < 0:
                 raise MemoryError()
-            if status > 0:
-                e = base + failure.index * stride
-                raise _ParseError((<bytes>e[:e[15] & 0x0F]).decode("ascii"),
-                                  _reason_text(failure.reason, notation_of(epin)),
-                                  notation_of(epin), failure.index)
-            k += packed
-            if k < count and packed < STRING_DTYPE_CHUNK:
-                # an element the run cannot hold: its Python object, read as a list item
+            if status == 1:
+                raise _ParseError(
+                    (<bytes>(base + failure.index * stride)[:failure.length]).decode("ascii"),
+                    _reason_text(failure.reason, notation_of(epin)), notation_of(epin),
+                    failure.index)
+            if status == 2:  # an element the loop cannot read: its object, as a list item
                 element = array[k]
                 item = <PyObject*>element
                 single = parse_objects(<const char*>&item, 1, sizeof(PyObject*), k, epin, mark)
@@ -778,11 +825,10 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
         if marked.count:
             set_marks(result, &marked, [
                 taken[m.index] if m.index in taken else
-                ((<bytes>(base + m.index * stride)[:(base + m.index * stride)[15] & 0x0F])
-                 .decode("ascii"), m.reason, None, None)
+                ((<bytes>(base + m.index * stride)[:m.length]).decode("ascii"), m.reason,
+                 None, None)
                 for m in marked.items[:marked.count]])
     finally:
-        free(run)
         free(marked.items)
     return result
 

@@ -97,7 +97,79 @@ static inline int sashite_fixed_group_u(const unsigned char *e, Py_ssize_t w, __
                   four = width > 3 ? -1 : 0;                                               \
         const __m256i keep = _mm256_setr_epi32(-1, two, three, four, -1, two, three, four); \
         SASHITE_LANES_LOOP(SASHITE_FIXED_U, PIN, NARROW, WRITE)                            \
+    }                                                                                      \
+    TARGET static Py_ssize_t sashite_fixed_t_##K(                                          \
+        const unsigned char *base, Py_ssize_t i, Py_ssize_t count, unsigned char *out,     \
+        const uint64_t *records, int epin)                                                 \
+    {                                                                                      \
+        SASHITE_LANES_LOOP(SASHITE_FIXED_T, PIN, NARROW, WRITE)                            \
     }
+
+#define SASHITE_FIXED_T(I, N, X) sashite_fixed_group_t(base + 16 * (I), N, X)
+
+/* numpy StringDType elements (parse_string_dtype in _bulk_c.pxi), contiguous: 16-byte
+ * packed strings, one of up to 15 bytes inline with the flags 0x60 and its size in the
+ * low nibble of the last byte.  The eight elements' first words and flag bytes are
+ * shuffled out of four loads; a group with any element that is not an inline ASCII
+ * string of 1 to 4 bytes without a NUL goes to the exact loop. */
+#define SASHITE_Z -128
+#define SASHITE_PICK(J)                                                                    \
+    {{J == 0 ? 0 : SASHITE_Z, J == 0 ? 1 : SASHITE_Z, J == 0 ? 2 : SASHITE_Z,              \
+      J == 0 ? 3 : SASHITE_Z, J == 1 ? 0 : SASHITE_Z, J == 1 ? 1 : SASHITE_Z,              \
+      J == 1 ? 2 : SASHITE_Z, J == 1 ? 3 : SASHITE_Z, J == 2 ? 0 : SASHITE_Z,              \
+      J == 2 ? 1 : SASHITE_Z, J == 2 ? 2 : SASHITE_Z, J == 2 ? 3 : SASHITE_Z,              \
+      J == 3 ? 0 : SASHITE_Z, J == 3 ? 1 : SASHITE_Z, J == 3 ? 2 : SASHITE_Z,              \
+      J == 3 ? 3 : SASHITE_Z},                                                             \
+     {J == 0 ? 15 : SASHITE_Z, SASHITE_Z, SASHITE_Z, SASHITE_Z, J == 1 ? 15 : SASHITE_Z,   \
+      SASHITE_Z, SASHITE_Z, SASHITE_Z, J == 2 ? 15 : SASHITE_Z, SASHITE_Z, SASHITE_Z,      \
+      SASHITE_Z, J == 3 ? 15 : SASHITE_Z, SASHITE_Z, SASHITE_Z, SASHITE_Z}}
+/* per 128-bit lane (one element): its word to dword j, its flags byte to byte 4j */
+static const int8_t sashite_string_picks[4][2][16] = {SASHITE_PICK(0), SASHITE_PICK(1),
+                                                      SASHITE_PICK(2), SASHITE_PICK(3)};
+#undef SASHITE_PICK
+#undef SASHITE_Z
+
+SASHITE_AVX2_TARGET
+static inline int sashite_fixed_group_t(const unsigned char *e, __m256i *n, __m256i *x)
+{
+    __m256i words = _mm256_setzero_si256(), flags = _mm256_setzero_si256();
+    for (int j = 0; j < 4; j++) {
+        /* elements 2j (low lane) and 2j + 1 (high lane) */
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(e + 32 * j));
+        const __m256i wm = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)sashite_string_picks[j][0]));
+        const __m256i fm = _mm256_broadcastsi128_si256(
+            _mm_loadu_si128((const __m128i *)sashite_string_picks[j][1]));
+        words = _mm256_or_si256(words, _mm256_shuffle_epi8(v, wm));
+        flags = _mm256_or_si256(flags, _mm256_shuffle_epi8(v, fm));
+    }
+    /* the lanes hold elements 0 2 4 6 | 1 3 5 7: back in order */
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    words = _mm256_permutevar8x32_epi32(words, order);
+    flags = _mm256_permutevar8x32_epi32(flags, order);
+    const __m256i size = _mm256_and_si256(flags, _mm256_set1_epi32(15));
+    const __m256i less = _mm256_sub_epi32(size, _mm256_set1_epi32(1)); /* 0..3 when fine */
+    /* the size's bytes: all ones shifted right by 8 * (3 - less), less taken mod 4 */
+    const __m256i keep = _mm256_srlv_epi32(
+        _mm256_set1_epi32(-1),
+        _mm256_slli_epi32(_mm256_and_si256(_mm256_sub_epi32(_mm256_set1_epi32(3), less),
+                                           _mm256_set1_epi32(3)), 3));
+    const __m256i high = _mm256_set1_epi32((int)0x80808080u);
+    words = _mm256_and_si256(words, keep);
+    /* not inline; a size outside 1..4; a byte of 0x80 or more; a NUL among its bytes */
+    __m256i bad = _mm256_xor_si256(_mm256_and_si256(flags, _mm256_set1_epi32(0xF0)),
+                                   _mm256_set1_epi32(0x60));
+    bad = _mm256_or_si256(bad, _mm256_andnot_si256(_mm256_set1_epi32(3), less));
+    bad = _mm256_or_si256(bad, _mm256_and_si256(words, high));
+    const __m256i nul = _mm256_andnot_si256(
+        words, _mm256_sub_epi32(words, _mm256_set1_epi32(0x01010101)));
+    bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_and_si256(nul, high), keep));
+    if (!_mm256_testz_si256(bad, bad))
+        return 0;
+    *x = words;
+    *n = size;
+    return 1;
+}
 
 #define SASHITE_FIXED_S(I, N, X) sashite_fixed_group_s(base + (I) * width, width, keep, N, X)
 #define SASHITE_FIXED_U(I, N, X) sashite_fixed_group_u(base + (I) * 4 * width, width, keep, N, X)
@@ -107,6 +179,7 @@ SASHITE_DEFINE_FIXED_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
                              sashite_narrow_avx512, sashite_write_avx512)
 #undef SASHITE_FIXED_S
 #undef SASHITE_FIXED_U
+#undef SASHITE_FIXED_T
 
 #else
 /* A build without AVX2 (no kernel selects these): the exact loop reads every element. */
@@ -116,116 +189,12 @@ SASHITE_DEFINE_FIXED_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
                      const uint64_t *records, int epin)                                    \
     SASHITE_NO_LANES(sashite_fixed_u_##K, const unsigned char *base, Py_ssize_t i,         \
                      Py_ssize_t count, Py_ssize_t width, unsigned char *out,               \
-                     const uint64_t *records, int epin)
+                     const uint64_t *records, int epin)                                    \
+    SASHITE_NO_LANES(sashite_fixed_t_##K, const unsigned char *base, Py_ssize_t i,         \
+                     Py_ssize_t count, unsigned char *out, const uint64_t *records,        \
+                     int epin)
 SASHITE_DEFINE_FIXED_READERS(avx2)
 SASHITE_DEFINE_FIXED_READERS(avx512)
 #endif /* SASHITE_EPIN_AVX2 */
-
-/* numpy StringDType elements (parse_string_dtype in _bulk_c.pxi): 16-byte packed
- * strings, one of up to 15 bytes inline with the flags 0x60 and its size in the last
- * byte.  Elements 0, 1, ... are copied into out, 4 bytes each and NUL-padded like an
- * S4 array, while each is an inline ASCII string of 1 to 4 bytes without a NUL; the
- * number copied is returned.  Eight at a time with the checks OR-ed together and no
- * branch inside (the compiler unrolls it); a group that fails is redone one by one to
- * find where to stop. */
-static inline uint32_t sashite_short_string(const unsigned char *e, uint32_t *word)
-{
-    const uint32_t flags = e[15], n = flags & 15;
-    const uint32_t keep = 0xFFFFFFFFu >> ((8 * (4 - n)) & 31);
-    uint32_t w;
-    memcpy(&w, e, 4);
-    w &= keep;
-    *word = w;
-    /* nonzero when: not inline, a size outside 1..4, a non-ASCII byte, or a NUL among
-     * the string's bytes (S reading would drop a final one) */
-    return ((flags & 0xF0) ^ 0x60) | (uint32_t)(n - 1 > 3) | (w & 0x80808080u) |
-           ((w - 0x01010101u) & ~w & 0x80808080u & keep);
-}
-
-#ifdef SASHITE_EPIN_AVX2
-/* Eight contiguous elements (128 bytes) at once: each 16-byte element's first word and
- * its flags byte shuffled out of four loads, the checks on eight lanes.  0 when all
- * eight are packable (their words then stored), else nonzero (nothing stored). */
-SASHITE_AVX2_TARGET
-static inline int sashite_pack_group_avx2(const unsigned char *e, unsigned char *out)
-{
-    __m256i words = _mm256_setzero_si256(), flags = _mm256_setzero_si256();
-    for (int j = 0; j < 4; j++) {
-        /* element 2j in the low 128-bit lane, 2j + 1 in the high: its word to dword j
-         * of its lane, its flags byte to byte 4j */
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(e + 32 * j));
-        const char w = (char)(4 * j), z = (char)0x80;
-        const __m128i wm = _mm_setr_epi8(
-            (char)(j == 0 ? 0 : z), (char)(j == 0 ? 1 : z), (char)(j == 0 ? 2 : z),
-            (char)(j == 0 ? 3 : z), (char)(j == 1 ? 0 : z), (char)(j == 1 ? 1 : z),
-            (char)(j == 1 ? 2 : z), (char)(j == 1 ? 3 : z), (char)(j == 2 ? 0 : z),
-            (char)(j == 2 ? 1 : z), (char)(j == 2 ? 2 : z), (char)(j == 2 ? 3 : z),
-            (char)(j == 3 ? 0 : z), (char)(j == 3 ? 1 : z), (char)(j == 3 ? 2 : z),
-            (char)(j == 3 ? 3 : z));
-        const __m128i fm = _mm_setr_epi8(
-            (char)(w == 0 ? 15 : z), z, z, z, (char)(w == 4 ? 15 : z), z, z, z,
-            (char)(w == 8 ? 15 : z), z, z, z, (char)(w == 12 ? 15 : z), z, z, z);
-        words = _mm256_or_si256(words, _mm256_shuffle_epi8(x, _mm256_set_m128i(wm, wm)));
-        flags = _mm256_or_si256(flags, _mm256_shuffle_epi8(x, _mm256_set_m128i(fm, fm)));
-    }
-    /* lanes now hold elements 0 2 4 6 | 1 3 5 7: back to 0..7 */
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    words = _mm256_permutevar8x32_epi32(words, order);
-    flags = _mm256_permutevar8x32_epi32(flags, order);
-    const __m256i n = _mm256_and_si256(flags, _mm256_set1_epi32(15));
-    const __m256i keep = _mm256_srlv_epi32(
-        _mm256_set1_epi32(-1),
-        _mm256_and_si256(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(4), n), 3),
-                         _mm256_set1_epi32(31)));
-    words = _mm256_and_si256(words, keep);
-    const __m256i high = _mm256_set1_epi32((int)0x80808080u);
-    __m256i bad = _mm256_xor_si256(_mm256_and_si256(flags, _mm256_set1_epi32(0xF0)),
-                                   _mm256_set1_epi32(0x60));
-    /* n - 1 > 3, unsigned: n outside 1..4 */
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(_mm256_sub_epi32(n, _mm256_set1_epi32(1)),
-                                                  _mm256_set1_epi32(3)));
-    bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(_mm256_setzero_si256(),
-                                                  _mm256_sub_epi32(n, _mm256_set1_epi32(1))));
-    bad = _mm256_or_si256(bad, _mm256_and_si256(words, high));
-    const __m256i nul = _mm256_andnot_si256(
-        words, _mm256_sub_epi32(words, _mm256_set1_epi32(0x01010101)));
-    bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_and_si256(nul, high), keep));
-    if (!_mm256_testz_si256(bad, bad))
-        return 1;
-    _mm256_storeu_si256((__m256i *)out, words);
-    return 0;
-}
-#endif
-
-static inline Py_ssize_t sashite_pack_short_strings(const unsigned char *base,
-                                                    Py_ssize_t stride, Py_ssize_t count,
-                                                    unsigned char *out, int kernel)
-{
-    Py_ssize_t k = 0;
-    uint32_t word;
-#ifdef SASHITE_EPIN_AVX2
-    if (kernel >= SASHITE_KERNEL_AVX2 && stride == 16) {
-        while (k + 8 <= count && !sashite_pack_group_avx2(base + 16 * k, out + 4 * k))
-            k += 8;
-    }
-#else
-    (void)kernel;
-#endif
-    for (; k + 8 <= count; k += 8) {
-        uint32_t bad = 0;
-        for (int j = 0; j < 8; j++) {
-            bad |= sashite_short_string(base + (k + j) * stride, &word);
-            memcpy(out + 4 * (k + j), &word, 4);
-        }
-        if (bad)
-            break;
-    }
-    for (; k < count; k++) {
-        if (sashite_short_string(base + k * stride, &word))
-            return k;
-        memcpy(out + 4 * k, &word, 4);
-    }
-    return count;
-}
 
 #endif
