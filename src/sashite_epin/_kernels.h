@@ -433,8 +433,16 @@ static inline void sashite_write_avx512(unsigned char *out, const uint64_t *reco
 /* A build without AVX2 declares each lane reader by this: it writes nothing and
  * returns its parameter i, the first entry, so its caller's exact loop reads them all
  * (no kernel selects it there anyway). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SASHITE_NO_LANES(NAME, ...)                                                        \
+    _Pragma("GCC diagnostic push")                                                         \
+    _Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")                              \
+    static Py_ssize_t NAME(__VA_ARGS__) { return i; }                                      \
+    _Pragma("GCC diagnostic pop")
+#else
 #define SASHITE_NO_LANES(NAME, ...)                                                        \
     static Py_ssize_t NAME(__VA_ARGS__) { return i; }
+#endif
 
 /* A lane's 4 bytes, from any alignment. */
 static inline int32_t sashite_load32(const unsigned char *p) {
