@@ -6,11 +6,13 @@
 #
 # Types read: utf8 ("u"), large_utf8 ("U"), string_view ("vu"), a dictionary of any
 # integer index type over one of those, and the null type ("n").  Arrow nulls are
-# entries with the reason "missing value".  Offsets that go backwards or below zero, and
-# views or dictionary indices that point outside their buffers, are a ValueError: no
-# byte outside what the offsets (views, indices) span is ever read.
+# entries with the reason "missing value".  A struct stating what cannot be (check_chunk),
+# offsets that go backwards or below zero, and views or dictionary indices that point
+# outside their buffers, are a ValueError: no byte outside what the offsets (views,
+# indices) span is ever read.
 
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_IsValid
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
 
@@ -87,11 +89,15 @@ cdef enum:
     A_VIEW = 3      # "vu": 16-byte views over variadic data buffers
 
 # What went wrong in a scan, beyond an invalid token (status codes of the scanners).
+# The largest offset or length a struct may state (_inputs.ARROW_MAX_EXTENT): every
+# byte size computed from it, 16 bytes an entry at most, fits in an int64.
+cdef int64_t ARROW_MAX_EXTENT = _inputs.ARROW_MAX_EXTENT
+
 cdef enum:
     S_OK = 0
     S_TOKEN = 1         # an invalid token under errors="raise": failure is filled
     S_MEMORY = -1
-    S_OFFSETS = -2      # offsets backwards or negative
+    S_OFFSETS = -2      # offsets backwards, negative or past ARROW_MAX_EXTENT
     S_VIEW = -3         # a view outside its data buffer
     S_INDEX = -4        # a dictionary index outside the dictionary
     S_BUFFERS = -5      # a buffer the entries need is missing
@@ -147,27 +153,57 @@ cdef int index_size(const char* fmt, bint* signed) noexcept nogil:
 
 
 cdef ColumnType column_type(ArrowSchema* schema) except *:
+    """The column a schema describes; what it states that cannot be is a ValueError
+    naming the field, a type parse_many does not read a TypeError.  Nothing recurses: a
+    table's one column is read by value_type, which takes no table, so no schema that
+    refers back to itself is followed."""
+    cdef ColumnType t
+    if schema.release == NULL:
+        raise ValueError(_inputs.arrow_lie("schema", "released (release is NULL)"))
+    check_schema(schema, "schema")
+    if schema.format[0] == b'+' and schema.format[1] == b's' and schema.format[2] == 0:
+        # A record batch or table (DuckDB results, pyarrow tables): one column only.
+        if schema.n_children != 1:
+            raise TypeError(f"parse_many reads one column; this table has "
+                            f"{schema.n_children} (pass the column of tokens)")
+        if schema.children == NULL or schema.children[0] == NULL:
+            raise ValueError(_inputs.arrow_lie(
+                "schema", "children is NULL" if schema.children == NULL else "child 0 is NULL"))
+        check_schema(schema.children[0], "schema's child")
+        t = value_type(schema.children[0], "schema's child")
+        t.in_struct = True
+        return t
+    return value_type(schema, "schema")
+
+
+cdef int check_schema(const ArrowSchema* schema, str name) except -1:
+    """A schema's own fields: a format, and no negative count of children."""
+    if schema.format == NULL:
+        raise ValueError(_inputs.arrow_lie(name, "format is NULL"))
+    if schema.n_children < 0:
+        raise ValueError(_inputs.arrow_lie(name, f"n_children {schema.n_children}"))
+    return 0
+
+
+cdef ColumnType value_type(const ArrowSchema* schema, str name) except *:
+    """A column of strings, or a dictionary of them (not a table)."""
     cdef ColumnType t
     cdef bint signed = False
     t.index_size = 0
     t.index_signed = False
     t.in_struct = False
     t.binary = False
-    if schema.format != NULL and schema.format[0] == b'+' and schema.format[1] == b's':
-        # A record batch or table (DuckDB results, pyarrow tables): one column only.
-        if schema.n_children != 1:
-            raise TypeError(f"parse_many reads one column; this table has "
-                            f"{schema.n_children} (pass the column of tokens)")
-        t = column_type(schema.children[0])
-        t.in_struct = True
-        return t
     if schema.dictionary != NULL:
         t.index_size = index_size(schema.format, &signed)
         t.index_signed = signed
+        check_schema(schema.dictionary, name + "'s dictionary")
         t.layout = string_layout(schema.dictionary.format, &t.binary)
-        if t.index_size < 0 or t.layout < 0 or t.layout == A_NULL:
+        if (t.index_size < 0 or t.layout < 0 or t.layout == A_NULL
+                or schema.dictionary.dictionary != NULL):
             raise TypeError(f"parse_many reads Arrow string columns, not a dictionary of "
                             f"{format_name(schema.dictionary.format)}")
+        no_children(schema, name)
+        no_children(schema.dictionary, name + "'s dictionary")
         return t
     t.layout = string_layout(schema.format, &t.binary)
     if t.layout < 0:
@@ -175,7 +211,59 @@ cdef ColumnType column_type(ArrowSchema* schema) except *:
                         "string_view, their binary twins, or a dictionary of them), not "
                         "Arrow type "
                         f"{format_name(schema.format)}")
+    no_children(schema, name)
     return t
+
+
+cdef int no_children(const ArrowSchema* schema, str name) except -1:
+    if schema.n_children != 0:
+        raise ValueError(_inputs.arrow_lie(
+            name, f"n_children {schema.n_children} ({format_name(schema.format)} has 0)"))
+    return 0
+
+
+cdef str layout_name(int layout):
+    return ("null", "strings", "strings", "views")[layout]
+
+
+cdef int check_header(const ArrowArray* a, str name, str layout) except -1:
+    lie = _inputs.arrow_array_lie(name, layout, a.length, a.null_count, a.offset, a.n_buffers,
+                                  a.buffers != NULL, a.n_children)
+    if lie is not None:
+        raise ValueError(lie)
+    return 0
+
+
+cdef int check_chunk(const ArrowArray* a, ColumnType t) except -1:
+    """Everything a chunk's structs state, checked before any buffer is read: each
+    array's counts, offset and length (and the byte sizes they imply) and the pointers
+    its layout needs; a table's column, with its own offset and length, and a
+    dictionary the same way.  A ValueError naming the struct and the field."""
+    cdef const ArrowArray* values = a
+    cdef str name = "array"
+    cdef str values_layout = "indices" if t.index_size else layout_name(t.layout)
+    if t.in_struct:
+        check_header(a, "array", "struct")
+        if a.children == NULL or a.children[0] == NULL:
+            raise ValueError(_inputs.arrow_lie(
+                "array", "children is NULL" if a.children == NULL else "child 0 is NULL"))
+        values = a.children[0]
+        name = "array's child"
+        check_header(values, name, values_layout)
+        if values.length < a.offset + a.length:
+            raise ValueError(_inputs.arrow_lie(
+                name, f"length {values.length} short of the table's offset + length "
+                      f"{a.offset + a.length}"))
+        if values.offset > _inputs.ARROW_MAX_EXTENT - a.offset - a.length:
+            raise ValueError(_inputs.arrow_lie(
+                name, f"offset {values.offset} + the table's offset + length is too large"))
+    else:
+        check_header(a, name, values_layout)
+    if t.index_size:
+        if values.dictionary == NULL:
+            raise ValueError(_inputs.arrow_lie(name, "dictionary is NULL"))
+        check_header(values.dictionary, name + "'s dictionary", layout_name(t.layout))
+    return 0
 
 
 cdef str format_name(const char* fmt):
@@ -248,8 +336,8 @@ cdef int open_reader(Reader* r, const ArrowArray* values, int layout) noexcept n
     else:
         first = (<const int64_t*>values.buffers[1])[values.offset]
         last = (<const int64_t*>values.buffers[1])[values.offset + values.length]
-    if first < 0 or last < first:
-        return S_OFFSETS
+    if first < 0 or last < first or last > ARROW_MAX_EXTENT:
+        return S_OFFSETS  # (past 2**59: no data buffer holds that many bytes)
     if last > 0 and values.buffers[2] == NULL:
         return S_BUFFERS
     r.end = last
@@ -339,6 +427,8 @@ cdef struct Sink:
 cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
     cdef unsigned char* grown
     cdef Py_ssize_t room
+    if more > (PY_SSIZE_T_MAX - SLACK) // 5 - s.count:
+        return -1  # more entries than memory holds: a MemoryError, not an overflow
     if s.count + more <= s.room:
         return 0
     room = max(s.room * 2, s.count + more)
@@ -428,10 +518,11 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
         for e in range(i, upto):
             start = o[e]
             stop = o[e + 1]
-            n = stop - start
             j = first + e
-            if (0 < n <= 4 and start >= 0 and start + 4 <= end
+            # no sum that could overflow: start <= end - 4 first, then stop against it
+            if (0 <= start <= end - 4 and start < stop <= start + 4
                     and (bits == NULL or (bits[j >> 3] >> (j & 7)) & 1)):
+                n = stop - start
                 code = fast_code(data[start], data[start + 1], data[start + 2],
                                  data[start + 3], n, epin)
                 if code >= 0:
@@ -689,6 +780,9 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
     array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
     t = column_type(schema)
+    if array.release == NULL:
+        raise ValueError(_inputs.arrow_lie("array", "released (release is NULL)"))
+    check_chunk(array, t)
     memset(&sink, 0, sizeof(sink))
     sink.mark = mark
     try:
@@ -715,6 +809,13 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     cdef list rejected = []
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
+    if stream.release == NULL:
+        raise ValueError(_inputs.arrow_lie("stream", "released (release is NULL)"))
+    missing = ("get_schema" if stream.get_schema == NULL else
+               "get_next" if stream.get_next == NULL else
+               "get_last_error" if stream.get_last_error == NULL else None)
+    if missing is not None:
+        raise ValueError(_inputs.arrow_lie("stream", f"{missing} is NULL"))
     memset(&schema, 0, sizeof(schema))
     memset(&chunk, 0, sizeof(chunk))
     memset(&sink, 0, sizeof(sink))
@@ -729,6 +830,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
             if chunk.release == NULL:  # the end of the stream
                 break
             first = sink.marked.count
+            check_chunk(&chunk, t)
             with nogil:
                 status = scan_chunk(&sink, &chunk, t, epin)
             check_status(status, &sink, &chunk, t, epin)

@@ -15,10 +15,13 @@ from itertools import compress, islice
 from typing import Any, NamedTuple
 
 from ._inputs import (
+    ARROW_MAX_EXTENT,
     MALFORMED_BUFFERS,
     MALFORMED_INDEX,
     MALFORMED_OFFSETS,
     MALFORMED_VIEW,
+    arrow_array_lie,
+    arrow_lie,
     arrow_type_name,
 )
 from ._lanes_py import read_stream, read_views
@@ -104,42 +107,119 @@ class ColumnType(NamedTuple):
 
 
 def column_type(schema: ArrowSchema) -> ColumnType:
-    fmt = (schema.format or b"").decode("utf-8", "replace")
-    if fmt == "+s":
+    """The column a schema describes; what it states that cannot be is a ValueError
+    naming the field, a type parse_many does not read a TypeError.  Nothing recurses:
+    a table's one column is read by _value_type, which takes no table."""
+    if not schema.release:
+        raise ValueError(arrow_lie("schema", "released (release is NULL)"))
+    _check_schema(schema, "schema")
+    if schema.format == b"+s":
         if schema.n_children != 1:
             raise TypeError(
                 f"parse_many reads one column; this table has {schema.n_children} "
                 "(pass the column of tokens)"
             )
-        return column_type(schema.children[0].contents)._replace(in_struct=True)
+        if not schema.children or not schema.children[0]:
+            problem = "children is NULL" if not schema.children else "child 0 is NULL"
+            raise ValueError(arrow_lie("schema", problem))
+        child = schema.children[0].contents
+        _check_schema(child, "schema's child")
+        return _value_type(child, "schema's child")._replace(in_struct=True)
+    return _value_type(schema, "schema")
+
+
+def _check_schema(schema: ArrowSchema, name: str) -> None:
+    if schema.format is None:
+        raise ValueError(arrow_lie(name, "format is NULL"))
+    if schema.n_children < 0:
+        raise ValueError(arrow_lie(name, f"n_children {schema.n_children}"))
+
+
+def _no_children(schema: ArrowSchema, name: str) -> None:
+    if schema.n_children != 0:
+        fmt = arrow_type_name(schema.format.decode("utf-8", "replace"))
+        raise ValueError(arrow_lie(name, f"n_children {schema.n_children} ({fmt} has 0)"))
+
+
+def _value_type(schema: ArrowSchema, name: str) -> ColumnType:
+    fmt = schema.format.decode("utf-8", "replace")
     if schema.dictionary:
-        value = (schema.dictionary.contents.format or b"").decode("utf-8", "replace")
-        if fmt not in _INDEX_TYPES or value not in _STRINGS or value == "n":
+        values = schema.dictionary.contents
+        _check_schema(values, f"{name}'s dictionary")
+        value = values.format.decode("utf-8", "replace")
+        if fmt not in _INDEX_TYPES or value not in _STRINGS or value == "n" or values.dictionary:
             raise TypeError(
                 "parse_many reads Arrow string columns, not a dictionary of "
                 f"{arrow_type_name(value)}"
             )
+        _no_children(schema, name)
+        _no_children(values, f"{name}'s dictionary")
         return ColumnType(_STRINGS[value], _INDEX_TYPES[fmt], False, value in _BINARY)
     if fmt not in _STRINGS:
         raise TypeError(
             "parse_many reads Arrow string columns (utf8, large_utf8, string_view, their "
             f"binary twins, or a dictionary of them), not Arrow type {arrow_type_name(fmt)}"
         )
+    _no_children(schema, name)
     return ColumnType(_STRINGS[fmt], None, False, fmt in _BINARY)
+
+
+_LAYOUT_NAMES = {"n": "null", "u": "strings", "U": "strings", "vu": "views"}
+
+
+def _check_header(array: ArrowArray, name: str, layout: str) -> None:
+    lie = arrow_array_lie(
+        name,
+        layout,
+        array.length,
+        array.null_count,
+        array.offset,
+        array.n_buffers,
+        bool(array.buffers),
+        array.n_children,
+    )
+    if lie is not None:
+        raise ValueError(lie)
+
+
+def check_chunk(array: ArrowArray, t: ColumnType) -> None:
+    """Everything a chunk's structs state, checked before any buffer is read (as the
+    compiled core's check_chunk)."""
+    values, name = array, "array"
+    values_layout = "indices" if t.index is not None else _LAYOUT_NAMES[t.layout]
+    if t.in_struct:
+        _check_header(array, "array", "struct")
+        if not array.children or not array.children[0]:
+            problem = "children is NULL" if not array.children else "child 0 is NULL"
+            raise ValueError(arrow_lie("array", problem))
+        values, name = array.children[0].contents, "array's child"
+        _check_header(values, name, values_layout)
+        if values.length < array.offset + array.length:
+            raise ValueError(
+                arrow_lie(
+                    name,
+                    f"length {values.length} short of the table's offset + length "
+                    f"{array.offset + array.length}",
+                )
+            )
+        if values.offset > ARROW_MAX_EXTENT - array.offset - array.length:
+            raise ValueError(
+                arrow_lie(
+                    name, f"offset {values.offset} + the table's offset + length is too large"
+                )
+            )
+    else:
+        _check_header(array, name, values_layout)
+    if t.index is not None:
+        if not values.dictionary:
+            raise ValueError(arrow_lie(name, "dictionary is NULL"))
+        _check_header(values.dictionary.contents, f"{name}'s dictionary", _LAYOUT_NAMES[t.layout])
 
 
 def _read(address: int | None, ctype: Any, index: int) -> int:
     if not address:
         raise ValueError(MALFORMED_BUFFERS)
     return int(ctype.from_address(address + ctypes.sizeof(ctype) * index).value)
-
-
-def _is_null(array: ArrowArray, i: int) -> bool:
-    bits = array.buffers[0]
-    if not bits or array.null_count == 0:
-        return False
-    j = array.offset + i
-    return not (ctypes.c_uint8.from_address(bits + (j >> 3)).value >> (j & 7)) & 1
 
 
 def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
@@ -176,7 +256,7 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
     offsets = array.buffers[1]
     first = _read(offsets, ctype, array.offset)
     end = _read(offsets, ctype, array.offset + array.length)
-    if first < 0 or end < first:
+    if first < 0 or end < first or end > ARROW_MAX_EXTENT:
         raise ValueError(MALFORMED_OFFSETS)
     if end > 0 and not array.buffers[2]:
         raise ValueError(MALFORMED_BUFFERS)
@@ -194,7 +274,7 @@ def _texts(array: ArrowArray, layout: str) -> Callable[[int], bytes]:
 def _validity(array: ArrowArray) -> int | None:
     """The validity bitmap as an int, bit i set where entry i is valid; None when the
     array has no nulls."""
-    if not array.buffers[0] or array.null_count == 0 or array.length == 0:
+    if array.n_buffers < 1 or not array.buffers[0] or array.null_count == 0 or not array.length:
         return None
     first: int = array.offset
     length: int = array.length
@@ -265,7 +345,7 @@ def _strings(array: ArrowArray, layout: str, bits: str | None, epin: bool | None
     raw = ctypes.string_at(array.buffers[1] + size * array.offset, size * (n + 1))
     first = int.from_bytes(raw[:size], sys.byteorder, signed=True)
     end = int.from_bytes(raw[-size:], sys.byteorder, signed=True)
-    if first < 0 or end < first:
+    if first < 0 or end < first or end > ARROW_MAX_EXTENT:
         raise ValueError(MALFORMED_OFFSETS)
     if end > 0 and not array.buffers[2]:
         raise ValueError(MALFORMED_BUFFERS)
@@ -360,11 +440,19 @@ def arrow_chunks(
         schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))
         array = ArrowArray.from_address(_GetPointer(array_capsule, b"arrow_array"))
         t = column_type(schema)
+        if not array.release:
+            raise ValueError(arrow_lie("array", "released (release is NULL)"))
+        check_chunk(array, t)
         entries, error = _chunk_entries(array, t, epin)
         yield entries, t.binary, error
         return  # the capsules release the structs when they are collected
     capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
     stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
+    if not stream.release:
+        raise ValueError(arrow_lie("stream", "released (release is NULL)"))
+    for field in ("get_schema", "get_next", "get_last_error"):
+        if not getattr(stream, field):
+            raise ValueError(arrow_lie("stream", f"{field} is NULL"))
     schema = ArrowSchema()
     if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
         raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
@@ -377,6 +465,7 @@ def arrow_chunks(
             if not chunk.release:
                 break
             try:
+                check_chunk(chunk, t)
                 entries, error = _chunk_entries(chunk, t, epin)
             finally:
                 chunk.release(ctypes.byref(chunk))

@@ -65,10 +65,66 @@ ARROW_TYPE_NAMES: Final = {
     "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",
     "tdD": "date32", "tdm": "date64", "+l": "list", "+L": "large_list", "+s": "struct",
 }  # fmt: skip
-MALFORMED_OFFSETS: Final = "Arrow offsets go backwards or below zero"
+MALFORMED_OFFSETS: Final = "Arrow offsets go backwards, below zero or past 2**59"
 MALFORMED_VIEW: Final = "an Arrow string view points outside its data buffer"
 MALFORMED_INDEX: Final = "an Arrow dictionary index is outside the dictionary"
 MALFORMED_BUFFERS: Final = "an Arrow array lacks a buffer its entries need"
+
+# What an Arrow C Data Interface struct may state, checked before any buffer is read:
+# offsets and lengths whose byte sizes (16 bytes an entry at most) fit in an int64.
+ARROW_MAX_EXTENT: Final = (2**63 - 1) // 16
+# The buffers and children each layout has: (least, most or None, n_children).  The
+# null layout has no buffer, but polars exports a (NULL) validity one; string_view has
+# its validity, views, data buffers and their sizes.
+ARROW_LAYOUT_PARTS: Final = {
+    "null": (0, 1, 0),
+    "strings": (3, 3, 0),
+    "views": (3, None, 0),
+    "indices": (2, 2, 0),
+    "struct": (1, 1, 1),
+}
+
+
+def arrow_lie(struct: str, problem: str) -> str:
+    """The message of the ValueError for an Arrow struct that states what cannot be:
+    ``Arrow array: length -2``.  Both cores' readers name the struct and the field."""
+    return f"Arrow {struct}: {problem}"
+
+
+def arrow_array_lie(
+    struct: str,
+    layout: str,
+    length: int,
+    null_count: int,
+    offset: int,
+    n_buffers: int,
+    buffers: bool,
+    n_children: int,
+) -> str | None:
+    """What an Arrow array's header (its fields, ``buffers`` whether that pointer is
+    set) states that cannot be, as arrow_lie's message; None when nothing.  The
+    children's and dictionary's pointers are each core's to check."""
+    if length < 0:
+        return arrow_lie(struct, f"length {length}")
+    if offset < 0:
+        return arrow_lie(struct, f"offset {offset}")
+    if null_count < -1:
+        return arrow_lie(struct, f"null_count {null_count}")
+    if length > ARROW_MAX_EXTENT - offset:
+        return arrow_lie(struct, f"offset {offset} + length {length} is too large")
+    least, most, want_children = ARROW_LAYOUT_PARTS[layout]
+    if n_buffers < least or n_buffers > (ARROW_MAX_EXTENT if most is None else most):
+        need = (
+            f"at least {least}" if most is None
+            else str(least) if least == most
+            else f"{least} or {most}"
+        )  # fmt: skip
+        return arrow_lie(struct, f"n_buffers {n_buffers} ({layout} has {need})")
+    if n_buffers and not buffers:
+        return arrow_lie(struct, "buffers is NULL")
+    if n_children != want_children:
+        return arrow_lie(struct, f"n_children {n_children} ({layout} has {want_children})")
+    return None
 
 
 def arrow_type_name(fmt: str) -> str:
