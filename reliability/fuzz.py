@@ -16,7 +16,9 @@ through (the twin's scanner, whose branches are the grammar's, the facade and th
 oracle) and from its hooks on str/bytes comparisons; the compiled core itself is not
 instrumented (that needs a clang build), it is the thing being checked.  bulk_list,
 bulk_bytes and arrow run every bytes kernel the CPU has (AVX-512, AVX2, SSE2, portable)
-on each input.
+on each input.  arrow_structs hands over Arrow C Data Interface structs whose fields
+lie (tests/arrow_producers.py, the kit the tests use): both cores must give the same
+outcome and release every struct once.
 
 Pass ``--worker TARGET`` and libFuzzer's own options to run one target in this process.
 """
@@ -34,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the regex oracle the tests use
 
-TARGETS = ("single", "is_valid", "bulk_list", "bulk_bytes", "scan", "arrow")
+TARGETS = ("single", "is_valid", "bulk_list", "bulk_bytes", "scan", "arrow", "arrow_structs")
 
 # Characters near the grammar, where the interesting inputs are: markers, letters at
 # the edges of both ranges and their neighbours, separators, NUL, look-alikes.
@@ -291,8 +293,33 @@ def make_targets():  # type: ignore[no-untyped-def]
 
             under_every_kernel(exports)
 
+    import gc
+
+    import arrow_producers
+
+    def lying_structs(data: bytes) -> None:
+        fdp = atheris.FuzzedDataProvider(data)
+
+        def pick(n: int) -> int:
+            return fdp.ConsumeIntInRange(0, n - 1)  # type: ignore[no-any-return]
+
+        results = []
+        for core in cores:  # the same lies, made afresh for each core
+            kit = arrow_producers.Kit()
+            fdp = atheris.FuzzedDataProvider(data)
+            producer = arrow_producers.random_producer(kit, pick)
+            results.append(outcome(core.parse_many, producer, True, "mark"))
+            del producer
+            gc.collect()
+            kit.finish()
+            released = dict(kit.released)
+            assert released.pop("chunk", 0) == released.pop("chunks handed over", 0), released
+            assert all(n == 1 for n in released.values()), released
+        assert results[0] == results[1], results
+
     return atheris, {"single": single, "is_valid": is_valid, "bulk_list": bulk_list,
-                     "bulk_bytes": bulk_bytes, "scan": scan, "arrow": arrow}  # fmt: skip
+                     "bulk_bytes": bulk_bytes, "scan": scan, "arrow": arrow,
+                     "arrow_structs": lying_structs}  # fmt: skip
 
 
 def work(target: str, libfuzzer_args: list[str]) -> None:
