@@ -41,8 +41,10 @@ asan)
     echo "ASan build: $so"
     # detect_leaks=0: CPython keeps its objects alive at exit by design (the leak checks
     # are tests of their own).  Any invalid access aborts the run with a report.
+    # allocator_may_return_null=1: a request past memory is a NULL from malloc, as without
+    # ASan (which aborts instead), so the core's own MemoryError paths are what runs.
     LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
-        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1 \
+        ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:halt_on_error=1:detect_stack_use_after_return=1:allocator_may_return_null=1 \
         "$py" -m pytest -q -p no:cacheprovider -n auto tests -k "$skip" "$@"
     ;;
 valgrind)

@@ -9,6 +9,7 @@ opened, the buffers read in place, every string checked against the same rules
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 from collections.abc import Callable, Generator
 from itertools import compress, islice
@@ -25,6 +26,7 @@ from ._inputs import (
     arrow_type_name,
 )
 from ._lanes_py import read_stream, read_views
+from ._layout import RECORD_SIZE
 
 _GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _GetPointer.restype = ctypes.c_void_p
@@ -428,6 +430,23 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType, epin: bool | None) -> Read:
     return _entries(child, t, chunk, epin)
 
 
+def _memory() -> int:
+    """This machine's memory in bytes, or 2**63 where it cannot be told."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 2**63
+
+
+def _check_fits(entries: int) -> None:
+    """A MemoryError for a column whose records alone would pass this machine's memory,
+    before anything is built for it.  Python's allocator does not always say no to
+    such a request itself: a free-threaded interpreter's (mimalloc) reserves the
+    addresses and the system kills the process once they are touched."""
+    if entries * RECORD_SIZE > _memory():
+        raise MemoryError()  # as the compiled core's failed allocation
+
+
 def arrow_chunks(
     exporter: object, epin: bool | None = None
 ) -> Generator[tuple[list[bytes | None] | bytes, bool, ValueError | None], None, None]:
@@ -443,6 +462,7 @@ def arrow_chunks(
         if not array.release:
             raise ValueError(arrow_lie("array", "released (release is NULL)"))
         check_chunk(array, t)
+        _check_fits(array.length)
         entries, error = _chunk_entries(array, t, epin)
         yield entries, t.binary, error
         return  # the capsules release the structs when they are collected
@@ -458,6 +478,7 @@ def arrow_chunks(
         raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
     try:
         t = column_type(schema)
+        total = 0
         while True:
             chunk = ArrowArray()
             if stream.get_next(ctypes.byref(stream), ctypes.byref(chunk)) != 0:
@@ -466,6 +487,8 @@ def arrow_chunks(
                 break
             try:
                 check_chunk(chunk, t)
+                total += chunk.length
+                _check_fits(total)
                 entries, error = _chunk_entries(chunk, t, epin)
             finally:
                 chunk.release(ctypes.byref(chunk))
