@@ -61,7 +61,10 @@ def extensions() -> list[Extension]:
             "_formats.h", "_fixed.h")],
         extra_compile_args=["-O3"] if unix else ["/O2"],
     )
-    return cythonize([core], compiler_directives={"language_level": 3})
+    # freethreading_compatible: the module is safe with the GIL off (docs/reliability.md
+    # says how), so a free-threaded interpreter imports it without turning the GIL back on.
+    directives = {"language_level": 3, "freethreading_compatible": True}
+    return cythonize([core], compiler_directives=directives)
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

@@ -20,6 +20,29 @@ from sashite_epin import _core_py
 from sashite_epin._epin import _EPINS
 from sashite_epin._pin import _PINS
 
+
+class Unavailable:
+    """Stands in for a data library this interpreter has no wheel for (free-threaded
+    CPython has none of polars or DuckDB yet): a test that touches it is skipped, the
+    rest of its module still runs."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, attribute: str) -> object:
+        if attribute.startswith("_"):  # pytest's own probes while it collects
+            raise AttributeError(attribute)
+        pytest.skip(f"{self.name} is not installed for this interpreter")
+
+
+def optional(name: str) -> object:
+    """The module, or an Unavailable stand-in where it cannot be imported."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return Unavailable(name)
+
+
 # Every character a sloppy parser gets wrong: markers, both cases, a digit, whitespace
 # and line breaks, NUL, a non-ASCII letter, a combining mark, a zero-width space.
 TRICKY = (

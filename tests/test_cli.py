@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -323,6 +324,8 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors, twin)
     steps = 21 + (2 * len(core.KERNELS) if compiled else 0) + 18
+    if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
+        steps -= 1
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
     assert f"[{steps}/{steps}] FEEN placements: tokenize ..." in done.stderr
     if compiled:

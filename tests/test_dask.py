@@ -6,6 +6,7 @@ combine.  Small data, real Dask, real polars, real processes."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,13 @@ import pytest
 
 from sashite_epin import Epin
 from sashite_epin._corpora import with_invalid
+
+
+def needs(library: str) -> pytest.MarkDecorator:
+    """Skip where the library has no wheel for this interpreter (free-threaded CPython)."""
+    missing = importlib.util.find_spec(library) is None
+    return pytest.mark.skipif(missing, reason=f"{library} is not installed for this interpreter")
+
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "dask_tokens.py"
 POLARS_EXAMPLE = EXAMPLE.with_name("polars_tokens.py")
@@ -57,6 +65,7 @@ def run_example(example: Path, *args: str) -> tuple[dict[str, int], int, list[st
     return counts, int(lines[at].split()[1]), [line.strip() for line in lines[at + 1 :]]
 
 
+@needs("distributed")
 def test_process_workers_report_what_one_process_finds(
     dataset: tuple[Path, list[str | None]],
 ) -> None:
@@ -64,17 +73,20 @@ def test_process_workers_report_what_one_process_finds(
     assert run_example(EXAMPLE, str(folder), "--column", "piece") == expected_report(tokens)
 
 
+@needs("dask")
 def test_the_threaded_scheduler_reports_the_same(dataset: tuple[Path, list[str | None]]) -> None:
     folder, tokens = dataset
     got = run_example(EXAMPLE, str(folder), "--column", "piece", "--threads")
     assert got == expected_report(tokens)
 
 
+@needs("polars")
 def test_polars_streaming_reports_the_same(dataset: tuple[Path, list[str | None]]) -> None:
     folder, tokens = dataset
     assert run_example(POLARS_EXAMPLE, str(folder), "--column", "piece") == expected_report(tokens)
 
 
+@needs("dask")
 def test_the_column_is_an_argument(tmp_path: Path) -> None:
     tokens: list[str | None] = ["K^", "x1", "q"]
     pq.write_table(pa.table({"token": tokens}), tmp_path / "part-0.parquet")
@@ -83,6 +95,7 @@ def test_the_column_is_an_argument(tmp_path: Path) -> None:
     assert run_example(POLARS_EXAMPLE, str(tmp_path)) == want
 
 
+@needs("dask")
 def test_partition_results_pickle_and_combine(dataset: tuple[Path, list[str | None]]) -> None:
     sys.path.insert(0, str(EXAMPLE.parent))
     try:

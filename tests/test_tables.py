@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import copy
 import pickle
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import polars as pl
 import pyarrow as pa
 import pytest
+from conftest import optional
 
 from sashite_epin import Epin, ParseError, Pin, Reason
 from sashite_epin._corpora import with_invalid
 from sashite_epin._marks import reason_names
+
+# Libraries without a free-threaded wheel: their tests skip where missing.
+pl: Any = optional("polars")
 
 
 @pytest.fixture

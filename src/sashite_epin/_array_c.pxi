@@ -58,8 +58,22 @@ cdef extern from "_formats.h" nogil:
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
         PyObject** ob_item
-    Py_ssize_t Py_REFCNT(object o)
-    void Py_SET_REFCNT(object o, Py_ssize_t refcnt)
+
+cdef extern from *:
+    """
+    /* n more references to o, which other threads may hold and count too. */
+    static inline void sashite_add_references(PyObject* o, Py_ssize_t n) {
+    #ifdef Py_GIL_DISABLED
+        /* Free-threaded: a count is split between its owner thread and the others and
+           may change under us at any moment; only Py_INCREF's own atomics are safe. */
+        while (n-- > 0) Py_INCREF(o);
+    #else
+        /* The GIL is held: nobody else changes the count, so one addition does it. */
+        Py_SET_REFCNT(o, Py_REFCNT(o) + n);
+    #endif
+    }
+    """
+    void add_references "sashite_add_references"(PyObject* o, Py_ssize_t n)
 
 from sashite_epin import _selection
 
@@ -388,8 +402,7 @@ cdef class TokenArray:
                 uses[key] += 1
         for key in range(<unsigned>RECORD_KEYS):
             if uses[key]:
-                token = <object>strs_by_key[key]
-                Py_SET_REFCNT(token, Py_REFCNT(token) + uses[key])
+                add_references(strs_by_key[key], uses[key])
         return result
 
     def to_bytes(self, sep=b"\n"):

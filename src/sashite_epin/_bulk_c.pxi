@@ -283,8 +283,14 @@ def parse_many(tokens, bint epin, errors="raise"):
     else:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
     if isinstance(tokens, (list, tuple)):
-        return parse_objects(<const char*>PySequence_Fast_ITEMS(tokens), len(tokens),
-                             sizeof(PyObject*), 0, epin, mark)
+        # Free-threaded, other threads run beside this one and may resize the list or
+        # replace its items while it is read: it is read under the list's own lock (no
+        # cost with the GIL).  The lock holds as long as this thread runs no Python code,
+        # and parse_objects runs none until it stops reading items (a ParseError's
+        # constructor is the last thing it calls).
+        with cython.critical_section(tokens):
+            return parse_objects(<const char*>PySequence_Fast_ITEMS(tokens), len(tokens),
+                                 sizeof(PyObject*), 0, epin, mark)
     if isinstance(tokens, str):
         raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
                         "or a numpy array), not one str")
