@@ -3,7 +3,9 @@
 It behaves like grep, ruff and jq: findings on stdout (``FILE:LINE: 'token': reason``, or
 one JSON object per line with ``--json``), the summary and every failure on stderr, exit 0
 when all is valid, 1 when something is invalid, 2 for a usage or I/O error (missing file,
-directory, permission, closed output, Ctrl-C) with a one-line message and no traceback.
+directory, permission, a closed or full output) with a one-line message, 130 on Ctrl-C;
+never a traceback, whichever standard stream is closed.  A reader that goes away (``| head``)
+ends the command quietly.
 
 Input lines are split on ``\\n`` only, so line numbers agree with ``grep -n`` and ``wc -l``;
 one final ``\\r`` is removed (CRLF files); any other character is part of the token.
@@ -57,6 +59,55 @@ LONGEST_KEPT = 1 << 20  # a longer line is judged by its first MiB (no token is 
 
 class UsageError(Exception):
     """A failure the user caused: reported as one line on stderr, exit status 2."""
+
+
+class OutputError(UsageError):
+    """Standard output refused what was written (closed, full disk): the command's own
+    output, never blamed on the input being read."""
+
+
+class Output:
+    """Standard output as the commands write to it: a write that fails for any reason but
+    a reader going away (BrokenPipeError, main's to report) is an OutputError; a closed
+    stdout (``>&-``: sys.stdout is None) fails only when written to, so ``-q`` still runs."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if self.stream is None:
+            raise OutputError("standard output is closed")
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"standard output: {exc.strerror or exc}") from None
+
+    def flush(self) -> None:
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"standard output: {exc.strerror or exc}") from None
+
+
+def say(text: str) -> None:
+    """A line on stderr, unless stderr is closed (then there is nowhere to say it)."""
+    if sys.stderr is not None:
+        try:
+            print(text, file=sys.stderr, flush=True)
+        except OSError:
+            pass  # stderr itself failing: the exit status still tells
+
+
+def standard_input() -> BinaryIO:
+    if sys.stdin is None:
+        raise UsageError("standard input is closed")
+    return sys.stdin.buffer
 
 
 # -- showing a token -------------------------------------------------------------------------
@@ -127,7 +178,7 @@ def with_stdin(arguments: list[str]) -> Iterator[str]:
     """The arguments in order, each ``-`` replaced by the lines of standard input."""
     for argument in arguments:
         if argument == "-":
-            for batch in lines_of(sys.stdin.buffer):
+            for batch in lines_of(standard_input()):
                 yield from batch
         else:
             yield argument
@@ -135,7 +186,7 @@ def with_stdin(arguments: list[str]) -> Iterator[str]:
 
 def open_input(name: str) -> BinaryIO:
     if name == "-":
-        return sys.stdin.buffer
+        return standard_input()
     try:
         if os.path.isdir(name):
             raise UsageError(f"{name}: is a directory")
@@ -226,17 +277,17 @@ def validate_command(args: argparse.Namespace, out: TextIO) -> int:
                         out.write(f"{shown_name}:{number}: {escaped(token)}: {error.reason}\n")
                 line += len(batch)
             total += line
-        except BrokenPipeError:
-            raise  # our output, not this input: main() reports it
-        except OSError as exc:
+        except OSError as exc:  # a failed read (a failed write is an OutputError)
+            if isinstance(exc, BrokenPipeError):
+                raise  # our output, not this input: main() ends quietly
             report(UsageError(f"{name}: {exc.strerror or exc}"))
             failed = True
         finally:
-            if stream is not sys.stdin.buffer:
+            if name != "-":
                 stream.close()
     if not args.quiet:
         out.flush()
-        print(f"{total - invalid} valid, {invalid} invalid", file=sys.stderr)
+        say(f"{total - invalid} valid, {invalid} invalid")
     return 2 if failed else 1 if invalid else 0
 
 
@@ -276,7 +327,9 @@ def tokenize_command(args: argparse.Namespace, out: TextIO) -> int:
 def bench_command(args: argparse.Namespace, out: TextIO) -> int:
     from ._bench import run
 
-    return run(args.tokens, args.repeat, out)
+    # Progress goes to stderr; with stderr closed, nowhere.
+    progress = sys.stderr if sys.stderr is not None else open(os.devnull, "w")
+    return run(args.tokens, args.repeat, out, progress)
 
 
 def demo(out: TextIO) -> int:
@@ -383,7 +436,7 @@ def with_tokens_last(argv: list[str]) -> list[str]:
 
 
 def report(exc: BaseException) -> None:
-    print(f"{PROG}: {exc}", file=sys.stderr)
+    say(f"{PROG}: {exc}")
 
 
 PROG = "sashite-epin"
@@ -400,21 +453,37 @@ def main(argv: Sequence[str] | None = None, prog: str = "sashite-epin") -> int:
     global PROG
     PROG = prog
     arguments = list(sys.argv[1:] if argv is None else argv)
+    out = Output(sys.stdout)
     try:
-        args = build_parser(prog).parse_args(with_tokens_last(arguments))
-        command = COMMANDS.get(args.command)
-        status = command(args, sys.stdout) if command else demo(sys.stdout)
-        sys.stdout.flush()
-        return status
-    except UsageError as exc:
-        report(exc)
-    except BrokenPipeError:
-        # The reader went away (| head): say so once, and keep Python's own exit-time
-        # flush from raising again on the closed pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        report(UsageError("output closed before all was written"))
+        try:
+            args = build_parser(prog).parse_args(with_tokens_last(arguments))
+            command = COMMANDS.get(args.command)
+            status = command(args, out) if command else demo(out)  # type: ignore[arg-type]
+            out.flush()
+            return status
+        except UsageError as exc:
+            report(exc)
+        except BrokenPipeError:
+            # The reader went away (| head): nothing to tell it.  Python's own exit-time
+            # flush must not raise again on the closed pipe.
+            quiet_stdout()
+        except OSError as exc:
+            report(UsageError(exc.strerror or exc))
+        try:  # what the command wrote before it failed, unless stdout is what failed
+            out.flush()
+        except (OSError, UsageError):
+            quiet_stdout()  # else Python's flush at exit fails on it again
+        return 2
     except KeyboardInterrupt:
-        report(UsageError("interrupted"))
-    except OSError as exc:
-        report(UsageError(exc.strerror or exc))
-    return 2
+        # Ctrl-C: the shell's convention, 128 + SIGINT, and nothing else.
+        quiet_stdout()
+        return 130
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so Python's flush at exit has nowhere to fail."""
+    try:
+        if sys.stdout is not None:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
