@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import TRICKY, optional
+from conftest import CORES, TRICKY, optional
 
 from sashite_epin import Epin, ParseError, Pin
 from sashite_epin._arrow_py import ArrowArray, _GetPointer
@@ -85,6 +85,39 @@ def test_arrow_columns_read_as_the_list_of_their_entries(core: ModuleType, kind:
 def test_empty_and_all_null_arrow_columns(core: ModuleType, kind: str) -> None:
     for entries in ([], [None], [None] * 70):
         same_as_list(core, ARROW_KINDS[kind](entries), entries)
+
+
+def outcome(core: ModuleType, column: object, errors: str) -> object:
+    try:
+        return summary(core.parse_many(column, True, errors=errors))
+    except ParseError as error:
+        return ("error", error.token, error.reason, error.index)
+
+
+def struct_rows(entries: list[str | None]) -> object:
+    """A one-column struct column with null rows, sliced."""
+    rows = [None if i % 7 == 3 else {"piece": x} for i, x in enumerate(entries)]
+    return pa.array([None, *rows], pa.struct([("piece", pa.string())]))[1:]
+
+
+@pytest.mark.parametrize("kind", [*ARROW_KINDS, "struct rows"], ids=str)
+def test_arrow_columns_read_in_pieces_give_what_they_give_whole(kind: str) -> None:
+    """Arrow chunks are read a piece of entries at a time (signal checks between): every
+    piece size gives the whole read's records, marks and first error."""
+    compiled = [c for c in CORES if c.IMPLEMENTATION == "cython"]
+    if not compiled:
+        pytest.skip("no compiled core")
+    core = compiled[0]
+    make = ARROW_KINDS.get(kind, struct_rows)
+    columns = [make(ENTRIES), make(ENTRIES[:3]), make([]), make(EPIN_TOKENS[:50])]
+    whole = [outcome(core, c, e) for c in columns for e in ("raise", "mark")]
+    for size in (4, 8, 12, 28, 400):  # 1, 2, 3, 7 and 100 entries a piece
+        was = core.use_piece_size(size)
+        try:
+            pieces = [outcome(core, c, e) for c in columns for e in ("raise", "mark")]
+        finally:
+            core.use_piece_size(was)
+        assert pieces == whole, size
 
 
 def test_null_type_columns_are_all_missing(core: ModuleType) -> None:

@@ -352,3 +352,86 @@ def test_text_random_near_the_grammar(core: ModuleType, kernel: str) -> None:
         texts.append("".join(text))
         texts.append("".join(rng.choice(noise) for _ in range(rng.randint(0, 200))))
     assert_text_same_as_portable(core, kernel, texts)
+
+
+# -- pieces ---------------------------------------------------------------------------
+
+
+ALL_KERNELS = [(core, kernel) for core in COMPILED for kernel in core.KERNELS]
+
+
+@pytest.mark.parametrize(
+    ("core", "kernel"),
+    [(core, kernel) for core in CORES for kernel in core.KERNELS],
+    ids=lambda v: getattr(v, "IMPLEMENTATION", v),
+)
+def test_a_buffer_read_in_pieces_gives_what_it_gives_whole(core: ModuleType, kernel: str) -> None:
+    """Byte buffers are read a few MiB at a time, to the next separator, with signal
+    checks between: every piece size, tiny ones included, gives the whole read's
+    records, marks, error token, index, offset and line."""
+    rng = random.Random(17)
+    noise = b" \t\n+-^'Kk1\x00\xffz"
+    inputs = [b"", b" ", b"K", b"K ", b" K", b"x" * 300, b"K " + b"x" * 300 + b" q"]
+    for _ in range(150):
+        data = bytearray(joined(rng.choices(EPIN_TOKENS, k=rng.randint(0, 200)), rng))
+        for _ in range(rng.choice([0, 0, 1, 3])):
+            if data:
+                data[rng.randrange(len(data))] = rng.choice(noise)
+        inputs.append(bytes(data))
+    before = core.use_bytes_kernel(kernel)
+    try:
+        whole = [
+            outcome(core, data, epin, errors)
+            for data in inputs
+            for epin in (True, False)
+            for errors in ("raise", "mark")
+        ]
+        for size in (1, 2, 3, 7, 64, 65, 200):
+            was = core.use_piece_size(size)
+            try:
+                pieces = [
+                    outcome(core, data, epin, errors)
+                    for data in inputs
+                    for epin in (True, False)
+                    for errors in ("raise", "mark")
+                ]
+            finally:
+                core.use_piece_size(was)
+            assert pieces == whole, (kernel, size)
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.skipif(not COMPILED, reason="no compiled core")
+@pytest.mark.parametrize(
+    ("core", "kernel"), ALL_KERNELS, ids=lambda v: getattr(v, "IMPLEMENTATION", v)
+)
+def test_numpy_arrays_read_in_pieces_give_what_they_give_whole(
+    core: ModuleType, kernel: str
+) -> None:
+    rng = random.Random(19)
+    words = [w for w in NEAR_MISSES if w.isascii()]
+    arrays = []
+    for dtype in ("S1", "S2", "S4", "S6", "U1", "U4", "U5"):
+        for _ in range(12):
+            entries = [
+                rng.choice(words) if rng.random() < 0.05 else rng.choice(EPIN_TOKENS).encode()
+                for _ in range(rng.randint(0, 90))
+            ]
+            array = np.array(entries, dtype="S6").astype(dtype)  # cut to the width
+            arrays.append(array)
+            arrays.append(array[::-1])  # strided backwards
+    before = core.use_bytes_kernel(kernel)
+    try:
+        whole = [outcome(core, a, epin, e) for a in arrays for epin in (True, False)
+                 for e in ("raise", "mark")]  # fmt: skip
+        for size in (1, 5, 8, 40):
+            was = core.use_piece_size(size)
+            try:
+                pieces = [outcome(core, a, epin, e) for a in arrays for epin in (True, False)
+                          for e in ("raise", "mark")]  # fmt: skip
+            finally:
+                core.use_piece_size(was)
+            assert pieces == whole, (kernel, size)
+    finally:
+        core.use_bytes_kernel(before)

@@ -4,6 +4,7 @@
 from cpython.buffer cimport (PyBUF_FORMAT, PyBUF_RECORDS_RO, PyBUF_WRITABLE,
                              PyBuffer_Release, PyObject_GetBuffer)
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_DECREF
@@ -79,6 +80,15 @@ from sashite_epin import _selection
 
 # Slack after the last record: a record is written as one 8-byte store.
 DEF SLACK = 8
+# Long loops run a piece at a time, pending signals checked between pieces (Ctrl-C
+# stops a call at once): this many bytes of input, or a quarter as many entries, a few
+# milliseconds of work for a check that costs well under a microsecond.
+DEF PIECE = 1 << 22
+cdef Py_ssize_t piece_size = PIECE  # use_piece_size() changes it, for tests
+
+
+cdef inline Py_ssize_t piece_entries() noexcept nogil:
+    return piece_size // 4 if piece_size >= 4 else 1
 cdef const char* RECORD_FORMAT = b"T{B:letter:B:side:B:state:B:terminal:B:derived:}"
 
 # What formatting back needs, per code: the record, the token's bytes and length, its str.
@@ -387,6 +397,7 @@ cdef class TokenArray:
         cdef Py_ssize_t uses[RECORD_KEYS]
         cdef unsigned key
         cdef PyObject** items
+        cdef Py_ssize_t start = 0, stop
         self.first_marked()  # so every record is a token's, with a key in the table
         result = PyList_New(self.count)
         items = (<PyListObject*>result).ob_item
@@ -395,14 +406,21 @@ cdef class TokenArray:
         # takes five byte loads).  The references are counted per key, then added once
         # per token str: a million increments of 624 refcounts spread over memory cost
         # more than the same increments in one small array.
-        with nogil:
-            for i in range(self.count):
-                key = record_key(self.records + 5 * i)
-                items[i] = strs_by_key[key]
-                uses[key] += 1
-        for key in range(<unsigned>RECORD_KEYS):
-            if uses[key]:
-                add_references(strs_by_key[key], uses[key])
+        try:
+            while start < self.count:
+                stop = min(self.count, start + piece_entries())
+                with nogil:
+                    for i in range(start, stop):
+                        key = record_key(self.records + 5 * i)
+                        items[i] = strs_by_key[key]
+                        uses[key] += 1
+                start = stop
+                if start < self.count:
+                    PyErr_CheckSignals()  # a KeyboardInterrupt frees the list...
+        finally:
+            for key in range(<unsigned>RECORD_KEYS):  # ... which owns what it holds
+                if uses[key]:
+                    add_references(strs_by_key[key], uses[key])
         return result
 
     def to_bytes(self, sep=b"\n"):

@@ -768,13 +768,37 @@ cdef TokenArray finish(Sink* s, bint epin, list rejected):
     return result
 
 
+cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epin,
+                     list rejected) except -1:
+    """A checked chunk a piece of entries at a time (the same struct, a slice of it:
+    offset and length moved), pending signals checked between: Ctrl-C stops a long
+    column.  Its records are reserved whole first, so the pieces allocate nothing."""
+    cdef ArrowArray piece = chunk[0]
+    cdef int64_t start = 0, stop
+    cdef Py_ssize_t first
+    cdef int status
+    check_status(S_MEMORY if sink_reserve(sink, chunk.length) < 0 else S_OK, sink, chunk,
+                 t, epin)
+    while True:
+        stop = min(chunk.length, start + piece_entries())
+        piece.offset, piece.length = chunk.offset + start, stop - start
+        first = sink.marked.count
+        with nogil:
+            status = scan_chunk(sink, &piece, t, epin)
+        check_status(status, sink, &piece, t, epin)
+        keep_rejected(sink, first, &piece, t, rejected)
+        if stop >= chunk.length:
+            return 0
+        start = stop
+        PyErr_CheckSignals()
+
+
 cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     """An object with __arrow_c_array__: one array, read in place."""
     cdef ArrowSchema* schema
     cdef ArrowArray* array
     cdef Sink sink
     cdef ColumnType t
-    cdef int status
     cdef list rejected = []
     schema_capsule, array_capsule = exporter.__arrow_c_array__()
     schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
@@ -786,10 +810,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     memset(&sink, 0, sizeof(sink))
     sink.mark = mark
     try:
-        with nogil:
-            status = scan_chunk(&sink, array, t, epin)
-        check_status(status, &sink, array, t, epin)
-        keep_rejected(&sink, 0, array, t, rejected)
+        scan_pieces(&sink, array, t, epin, rejected)
         return finish(&sink, epin, rejected)
     finally:
         records_free(sink.records)
@@ -804,8 +825,6 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     cdef ArrowArray chunk
     cdef Sink sink
     cdef ColumnType t
-    cdef int status = 0
-    cdef Py_ssize_t first
     cdef list rejected = []
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
@@ -829,12 +848,8 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
                 raise_stream_error(stream)
             if chunk.release == NULL:  # the end of the stream
                 break
-            first = sink.marked.count
             check_chunk(&chunk, t)
-            with nogil:
-                status = scan_chunk(&sink, &chunk, t, epin)
-            check_status(status, &sink, &chunk, t, epin)
-            keep_rejected(&sink, first, &chunk, t, rejected)
+            scan_pieces(&sink, &chunk, t, epin, rejected)
             release_array(&chunk)
         return finish(&sink, epin, rejected)
     finally:

@@ -269,6 +269,7 @@ cdef struct Failure:
 # How many items of a foreign iterable are read (and checked) at a time: the input is
 # never materialised whole, and a wrong item type fails before anything big is built.
 DEF ITERABLE_CHUNK = 16384
+
 # numpy StringDType arrays are read this many elements at a time.
 DEF STRING_DTYPE_CHUNK = 65536
 
@@ -435,10 +436,12 @@ cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size, Py_ssiz
 
 cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t count,
                         bint epin, bint mark, unsigned char* out, Failure* failure,
-                        MarkList* marked) noexcept nogil:
-    """Scan the count whitespace-separated tokens of p into out; 1 on a failure to
-    report (failure filled), 2 when p no longer holds count tokens, -1 when out of
-    memory, 0 otherwise.
+                        MarkList* marked, Py_ssize_t* at_, Py_ssize_t* k_) noexcept nogil:
+    """Scan the whitespace-separated tokens of p from *at_ (a token start or a separator)
+    to size (the buffer's end, or a separator: a piece of it) into out from record *k_
+    on, both moved past what was read; 1 on a failure to report (failure filled), 2 when
+    p holds more than count tokens, -1 when out of memory, 0 otherwise.  (The caller
+    checks that the whole buffer held exactly count.)
 
     count comes from a first pass, and nothing holds the buffer still between the two
     (another thread may write into a bytearray, another process into a mapped file):
@@ -447,23 +450,23 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
     The bytes kernel (_kernels.h) writes runs of valid tokens; where it stops, the exact
     scanner reads the token holding the first byte the kernel refused, then hands
     back."""
-    cdef Py_ssize_t at = 0, k = 0, bad = 0
+    cdef Py_ssize_t bad = 0
     cdef int status
+    if at_[0] >= size:
+        return 0
     if decode_bytes == NULL:  # the portable kernel: the exact scanner throughout
-        status = scan_exactly(p, size, &at, &k, size, count, epin, mark, out, failure,
-                              marked)
-        return status if status != 0 or k == count else 2
+        return scan_exactly(p, size, at_, k_, size, count, epin, mark, out, failure, marked)
     while True:
-        status = decode_bytes(p, size, &at, &k, count, out, records_by_index, epin, &bad)
+        status = decode_bytes(p, size, at_, k_, count, out, records_by_index, epin, &bad)
         if status == SASHITE_OVERFLOW:
             return 2
         if status == SASHITE_STOPPED:
-            status = scan_exactly(p, size, &at, &k, bad, count, epin, mark, out, failure,
+            status = scan_exactly(p, size, at_, k_, bad, count, epin, mark, out, failure,
                                   marked)
             if status != 0:
                 return status
-        if at >= size:
-            return 0 if k == count else 2
+        if at_[0] >= size:
+            return 0
 
 
 cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
@@ -534,18 +537,55 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
     return 0
 
 
+def use_piece_size(Py_ssize_t size):
+    """Make byte buffers read size bytes a piece (to the next separator); returns the
+    size used before.  For tests: pieces must not change any result."""
+    global piece_size
+    if size < 1:
+        raise ValueError(f"a piece is at least 1 byte, not {size}")
+    before, piece_size = piece_size, size
+    return before
+
+
+cdef inline Py_ssize_t piece_end(const unsigned char* p, Py_ssize_t size,
+                                 Py_ssize_t at) noexcept nogil:
+    """Where the piece of a byte buffer read from at ends: the first separator
+    piece_size bytes on (no token crosses it), or the buffer's end."""
+    cdef Py_ssize_t end = at + piece_size
+    if end >= size:
+        return size
+    while end < size and not (p[end] == 32 or 9 <= p[end] <= 13):
+        end += 1
+    return end
+
+
 cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark):
-    cdef Py_ssize_t count
+    cdef Py_ssize_t count = 0, at = 0, k = 0, end
     cdef TokenArray result
     cdef Failure failure
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef int status
-    with nogil:
-        count = count_bytes(p, size)
+    # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
+    while at < size:
+        with nogil:
+            end = piece_end(p, size, at)
+            count += count_bytes(p + at, end - at)
+        at = end
+        if at < size:
+            PyErr_CheckSignals()
     result = new_token_array(count, epin)
     try:
-        with nogil:
-            status = split_and_scan(p, size, count, epin, mark, result.records, &failure, &marked)
+        at = 0
+        while True:
+            with nogil:
+                end = piece_end(p, size, at)
+                status = split_and_scan(p, end, count, epin, mark, result.records, &failure,
+                                        &marked, &at, &k)
+            if status != 0 or end >= size:
+                break
+            PyErr_CheckSignals()
+        if status == 0 and k != count:
+            status = 2
         if status < 0:
             raise MemoryError()
         if status == 2:
@@ -620,12 +660,13 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
 
 cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
                     Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
-                    Py_ssize_t first, MarkList* marked, Failure* failure) noexcept nogil:
-    """Elements base[0], base[stride], ... of a numpy S or U array (width characters
-    each) into the records at out; an error names index first + k and the element's
-    byte offset from base.  0 done, 1 an error under errors="raise" (in failure), -1
-    no memory."""
-    cdef Py_ssize_t k = 0, upto, length = 0
+                    Py_ssize_t first, MarkList* marked, Failure* failure,
+                    Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+    """Elements start to stop - 1 of base[0], base[stride], ..., base[(count - 1) *
+    stride], a numpy S or U array (width characters each), into the records at out; an
+    error names index first + k and the element's byte offset from base.  0 done, 1 an
+    error under errors="raise" (in failure), -1 no memory."""
+    cdef Py_ssize_t k = start, upto, length = 0
     cdef const unsigned char* e
     cdef int code
     # The SIMD kernels read contiguous arrays of 1-4 characters eight elements at a
@@ -634,8 +675,9 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     cdef bint simd = (bytes_kernel_id >= SASHITE_KERNEL_AVX2 and 1 <= width <= 4
                       and stride == (4 * width if wide else width))
     cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
-    while k < count:
-        upto = count
+    lanes = min(lanes, stop)
+    while k < stop:
+        upto = stop
         if k < lanes:
             if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
                 k = (fixed_u_avx512 if wide else fixed_s_avx512)(
@@ -643,7 +685,7 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
             else:
                 k = (fixed_u_avx2 if wide else fixed_s_avx2)(
                     base, k, lanes, width, out, records_by_index, epin)
-            upto = min(k + 8, count)
+            upto = min(k + 8, stop)
         while k < upto:
             e = base + k * stride
             code = scan_element(e, width, wide, epin, &length)
@@ -664,7 +706,7 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
 
 
 cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint epin, bint mark):
-    cdef Py_ssize_t count, stride, width
+    cdef Py_ssize_t count, stride, width, start = 0, stop
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
@@ -680,9 +722,16 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
-        with nogil:
-            status = scan_fixed(base, count, stride, width, wide, epin, mark, result.records,
-                                0, &marked, &failure)
+        # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
+        while True:
+            stop = min(count, start + max(1, piece_size // max(1, abs(stride))))
+            with nogil:
+                status = scan_fixed(base, count, stride, width, wide, epin, mark,
+                                    result.records, 0, &marked, &failure, start, stop)
+            if status != 0 or stop >= count:
+                break
+            start = stop
+            PyErr_CheckSignals()
         if status < 0:
             raise MemoryError()
         if status > 0:

@@ -12,6 +12,7 @@ friends show, and the compiled core carries the same ones.
 
 from typing import Any as _Any
 
+from . import _bulk_py
 from ._array_py import TokenArray, from_codes, rebuild_token_array, set_labels
 from ._bulk_py import parse_many
 from ._errors import ParseError as _ParseError
@@ -111,6 +112,15 @@ def use_bytes_kernel(name: str) -> str:
     return KERNELS[0]
 
 
+def use_piece_size(size: int) -> int:
+    """Make byte buffers read size bytes a piece (to the next separator); returns the
+    size used before.  For tests: pieces must not change any result."""
+    if size < 1:
+        raise ValueError(f"a piece is at least 1 byte, not {size}")
+    before, _bulk_py._CHUNK_BYTES = _bulk_py._CHUNK_BYTES, size
+    return before
+
+
 __all__ = [
     "IMPLEMENTATION",
     "KERNELS",
@@ -135,4 +145,5 @@ __all__ = [
     "tokenize_epin",
     "tokenize_pin",
     "use_bytes_kernel",
+    "use_piece_size",
 ]
