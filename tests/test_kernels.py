@@ -360,6 +360,28 @@ def test_text_random_near_the_grammar(core: ModuleType, kernel: str) -> None:
 ALL_KERNELS = [(core, kernel) for core in COMPILED for kernel in core.KERNELS]
 
 
+def assert_pieces_change_nothing(
+    core: ModuleType, kernel: str, inputs: list[object], sizes: tuple[int, ...]
+) -> None:
+    """Every input read with each piece size gives what it gives read whole."""
+
+    def everything() -> list[object]:
+        return [outcome(core, data, epin, errors) for data in inputs
+                for epin in (True, False) for errors in ("raise", "mark")]  # fmt: skip
+
+    before = core.use_bytes_kernel(kernel)
+    try:
+        whole = everything()
+        for size in sizes:
+            was = core.use_piece_size(size)
+            try:
+                assert everything() == whole, (kernel, size)
+            finally:
+                core.use_piece_size(was)
+    finally:
+        core.use_bytes_kernel(before)
+
+
 @pytest.mark.parametrize(
     ("core", "kernel"),
     [(core, kernel) for core in CORES for kernel in core.KERNELS],
@@ -378,28 +400,7 @@ def test_a_buffer_read_in_pieces_gives_what_it_gives_whole(core: ModuleType, ker
             if data:
                 data[rng.randrange(len(data))] = rng.choice(noise)
         inputs.append(bytes(data))
-    before = core.use_bytes_kernel(kernel)
-    try:
-        whole = [
-            outcome(core, data, epin, errors)
-            for data in inputs
-            for epin in (True, False)
-            for errors in ("raise", "mark")
-        ]
-        for size in (1, 2, 3, 7, 64, 65, 200):
-            was = core.use_piece_size(size)
-            try:
-                pieces = [
-                    outcome(core, data, epin, errors)
-                    for data in inputs
-                    for epin in (True, False)
-                    for errors in ("raise", "mark")
-                ]
-            finally:
-                core.use_piece_size(was)
-            assert pieces == whole, (kernel, size)
-    finally:
-        core.use_bytes_kernel(before)
+    assert_pieces_change_nothing(core, kernel, inputs, (1, 2, 3, 7, 64, 65, 200))
 
 
 @pytest.mark.skipif(not COMPILED, reason="no compiled core")
@@ -421,17 +422,4 @@ def test_numpy_arrays_read_in_pieces_give_what_they_give_whole(
             array = np.array(entries, dtype="S6").astype(dtype)  # cut to the width
             arrays.append(array)
             arrays.append(array[::-1])  # strided backwards
-    before = core.use_bytes_kernel(kernel)
-    try:
-        whole = [outcome(core, a, epin, e) for a in arrays for epin in (True, False)
-                 for e in ("raise", "mark")]  # fmt: skip
-        for size in (1, 5, 8, 40):
-            was = core.use_piece_size(size)
-            try:
-                pieces = [outcome(core, a, epin, e) for a in arrays for epin in (True, False)
-                          for e in ("raise", "mark")]  # fmt: skip
-            finally:
-                core.use_piece_size(was)
-            assert pieces == whole, (kernel, size)
-    finally:
-        core.use_bytes_kernel(before)
+    assert_pieces_change_nothing(core, kernel, arrays, (1, 5, 8, 40))
