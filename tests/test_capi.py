@@ -19,7 +19,7 @@ import pytest
 from conftest import CORES, TRICKY, implementation_expected
 from oracle import EPIN_RE, PIN_RE
 
-from sashite_epin import Reason
+from sashite_epin import ParseError, Reason
 from sashite_epin._corpora import EPIN_TOKENS
 from sashite_epin._errors import reason_text
 
@@ -159,6 +159,29 @@ def test_the_documented_example_does_what_its_page_says(example: ModuleType) -> 
     result = core.parse_many(["K^", "p", "x1", "+R'"], True, "mark")
     assert example.first_side_letters(result) == b"KR"
     assert example.highest_token() == (832, core.epin_code("z^'"), b"z^'", "Z", 1)
+    assert example.failure(b"K^^") == (2, str(Reason.MULTIPLE_TERMINAL_MARKERS))
+    assert example.failure(b"qK''") == (3, str(Reason.MULTIPLE_DERIVATION_MARKERS))
+    assert example.failure(b"-rnbqk^bn-r") is None
+
+
+def test_stop_reason_gives_what_tokenize_says_on_random_texts(probe: ModuleType) -> None:
+    """scan_many, then stop_reason where it stops: the token, offset and reason of
+    Pin.tokenize / Epin.tokenize, over random texts near the grammar, both grammars."""
+    core = compiled()
+    rng = random.Random(23)
+    pieces = ["K", "q", "+R", "-b", "k^", "P'", "+n^'", "/", "8", "^", "'", "+", "-", "^^", "''"]
+    for _ in range(3000):
+        text = "".join(rng.choices(pieces, k=rng.randrange(0, 12)))
+        for epin in (True, False):
+            tokens, stop, reason = probe.tokenize_failure(text.encode(), epin)
+            tokenize = core.tokenize_epin if epin else core.tokenize_pin
+            try:
+                items = tokenize(text)
+            except ParseError as error:
+                assert (stop, reason) == (error.position, error.reason.value), (text, epin)
+                continue
+            assert stop is None, (text, epin)
+            assert tokens == [item.code for item in items if not isinstance(item, str)]
 
 
 def test_scan_many_agrees_with_scan_prefix_in_any_batch_size(probe: ModuleType) -> None:

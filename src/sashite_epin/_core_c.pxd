@@ -136,6 +136,15 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
                           unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
                           Py_ssize_t* stop, int* reason) noexcept nogil
 
+# The reason Pin.tokenize / Epin.tokenize give where scan_many (or scan_prefix) found no
+# token at p[stop], in the text p[0..n-1]; previous is where the token before stop starts
+# (-1 for none).  A "^" (or, in EPIN, "'") right after that token is judged with it, so
+# "K^^" is R_MULTIPLE_TERMINAL_MARKERS and "K''" R_MULTIPLE_DERIVATION_MARKERS, where
+# scan_prefix at the stray marker alone says R_NOT_A_LETTER; anything else is what
+# prefix_reason says at stop.  The one rule, shared with the Python API.
+cdef int stop_reason(const unsigned char* p, Py_ssize_t n, Py_ssize_t stop,
+                     Py_ssize_t previous, bint epin) noexcept nogil
+
 # The tables behind scan_prefix, for scan_with (below) to inline the same scan into
 # the caller's loop: no call, and the length stays in a register.
 cdef struct ScanTables:

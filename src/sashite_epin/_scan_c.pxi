@@ -172,6 +172,26 @@ cdef int prefix_reason(const unsigned char* p, Py_ssize_t n, bint epin) noexcept
     return reason_of(p, attempt_length(p, n, epin), epin, False)
 
 
+cdef int stop_reason(const unsigned char* p, Py_ssize_t n, Py_ssize_t stop,
+                     Py_ssize_t previous, bint epin) noexcept nogil:
+    """The reason tokenize gives where no token starts at p[stop]: a stray marker right
+    after the token at previous is judged with that token (the twin's stray_reason),
+    anything else by what stands at stop alone (prefix_reason)."""
+    cdef Py_ssize_t used = 0, end
+    cdef unsigned char k
+    if 0 <= previous < stop < n:
+        k = byte_class[p[stop]]
+        if ((k == K_CARET or k == K_APOS) and scan_prefix(p + previous, n - previous, epin,
+                                                          &used) >= 0
+                and previous + used == stop):
+            end = stop
+            while end < n and (byte_class[p[end]] == K_CARET
+                               or (epin and byte_class[p[end]] == K_APOS)):
+                end += 1
+            return reason_of(p + previous, end - previous, epin, False)
+    return prefix_reason(p + stop, n - stop, epin) if stop < n else R_EMPTY
+
+
 cdef int scan_token(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
     """The code of the whole token p[0..n-1], or minus the reason it is not one."""
     cdef unsigned short entry

@@ -167,7 +167,7 @@ cdef list tokenize(object text, bint epin):
     cdef list result = []
     cdef unsigned short codes[TOKEN_BATCH]
     cdef Py_ssize_t starts[TOKEN_BATCH]
-    cdef Py_ssize_t last = -1, end  # last: where the last token starts
+    cdef Py_ssize_t last = -1  # where the last token starts
     cdef Py_ssize_t checked = 0  # where pending signals were last checked
     cdef int reason = 0
     while True:
@@ -183,15 +183,9 @@ cdef list tokenize(object text, bint epin):
             run = at + token_length[codes[j]]
         if reason:
             at = base + stop
-            if last >= 0 and run == at and byte_class[p[at]] in (K_CARET, K_APOS):
-                # A stray marker right after a token: judged with that token (the
-                # twin's stray_reason).
-                end = at
-                while end < n and (byte_class[p[end]] == K_CARET
-                                   or (epin and byte_class[p[end]] == K_APOS)):
-                    end += 1
-                reason = reason_of(p + last, end - last, epin, False)
-            fail_at(s, p, at, reason, epin)
+            # The C API's rule (a stray marker judged with the token before it), so an
+            # engine names the same reason as this.
+            fail_at(s, p, at, stop_reason(p, n, at, last, epin), epin)
         base += stop
         if base >= n:
             break

@@ -7,7 +7,7 @@ from libc.time cimport clock, CLOCKS_PER_SEC
 from sashite_epin cimport (CODE_LIMIT, R_MULTIPLE_TERMINAL_MARKERS, Record, ScanTables, code_abbr,
                            code_derived, code_is_valid, code_record, format_token,
                            reason_text, record_code, scan_many, scan_prefix, scan_tables,
-                           scan_token, scan_with)
+                           scan_token, scan_with, stop_reason)
 
 
 def whole(bytes token, bint epin):
@@ -178,3 +178,25 @@ def scan_many_speed(bytes text, int rounds):
     free(codes)
     free(starts)
     return start * 1e9 / found, found // rounds
+
+
+def tokenize_failure(bytes text, bint epin):
+    """What tokenize reads, through scan_many and stop_reason: ([code, ...], stop,
+    reason) with stop None when the whole text is tokens and what lies between."""
+    cdef const unsigned char* p = text
+    cdef Py_ssize_t n = len(text), found, stop, j, previous = -1
+    cdef int reason = 0
+    cdef unsigned short* codes = <unsigned short*>malloc((n + 1) * sizeof(unsigned short))
+    cdef Py_ssize_t* starts = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    try:
+        with nogil:
+            found = scan_many(p, n, epin, codes, starts, n + 1, &stop, &reason)
+        if found:
+            previous = starts[found - 1]
+        out = [codes[j] for j in range(found)]
+        if not reason:
+            return out, None, 0
+        return out, stop, stop_reason(p, n, stop, previous, epin)
+    finally:
+        free(codes)
+        free(starts)
