@@ -52,9 +52,12 @@ def case(name: str) -> Callable[[], object]:
     if name == "tokenize":
         text = "".join(PLACEMENTS) * (COUNT // 250)
         return lambda: Epin.tokenize(text)
-    if name == "tokens()":
+    if name == "numpy StringDType":
+        array = np.tile(np.array(tokens, dtype=np.dtypes.StringDType()), repeat)
+        return lambda: Epin.parse_many(array)
+    if name in ("tokens()", "to_bytes()"):
         result = Epin.parse_many(tokens * repeat)
-        return result.tokens
+        return result.tokens if name == "tokens()" else result.to_bytes
     raise SystemExit(f"no case {name!r}")
 
 
@@ -63,7 +66,9 @@ def main() -> None:
     started = time.monotonic()
     call()
     print(f"whole {time.monotonic() - started:.6f}", flush=True)
-    interned = Epin.parse_many(list(EPIN_TOKENS)).tokens()
+    # The interned token strs (not the one-character ones: CPython shares those with
+    # any code that uses the character, which may run at any moment).
+    interned = [s for s in Epin.parse_many(list(EPIN_TOKENS)).tokens() if len(s) > 1]
     counts = [sys.getrefcount(s) for s in interned]
     raised = []
 
@@ -81,7 +86,9 @@ def main() -> None:
         print(f"finished {time.monotonic():.6f}", flush=True)
         del result
     # Nothing the interrupted call took is kept (tokens() had references to add).
-    assert [sys.getrefcount(s) for s in interned] == counts
+    after = [sys.getrefcount(s) for s in interned]
+    changed = [(str(s), a - c) for s, a, c in zip(interned, after, counts, strict=True) if a != c]
+    assert not changed, (len(changed), changed[:5])
     small = Epin.parse_many(b"K^ +p' q")
     assert [str(t) for t in small] == ["K^", "+p'", "q"]
     print("ok", flush=True)

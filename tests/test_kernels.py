@@ -422,4 +422,35 @@ def test_numpy_arrays_read_in_pieces_give_what_they_give_whole(
             array = np.array(entries, dtype="S6").astype(dtype)  # cut to the width
             arrays.append(array)
             arrays.append(array[::-1])  # strided backwards
+            if dtype == "S6":  # numpy's variable-width strings, read in place too
+                texts = [e.decode() for e in entries]
+                arrays.append(np.array(texts, dtype=np.dtypes.StringDType()))
     assert_pieces_change_nothing(core, kernel, arrays, (1, 5, 8, 40))
+
+
+@pytest.mark.skipif(not COMPILED, reason="no compiled core")
+@pytest.mark.parametrize(
+    ("core", "kernel"), ALL_KERNELS, ids=lambda v: getattr(v, "IMPLEMENTATION", v)
+)
+def test_outputs_written_in_pieces_are_what_they_are_whole(core: ModuleType, kernel: str) -> None:
+    """to_bytes() and tokens() write a piece of entries at a time (signal checks
+    between): every piece size and separator gives the whole write's bytes and strs."""
+    rng = random.Random(29)
+    results = [core.parse_many(rng.choices(EPIN_TOKENS, k=k), True) for k in (0, 1, 2, 17, 300)]
+    separators = [b"\n", b" ", b"", b", ", b"\t|\t|", b" -- "]
+
+    def everything() -> list[object]:
+        return [(r.to_bytes(sep), r.tokens()) for r in results for sep in separators]
+
+    before = core.use_bytes_kernel(kernel)
+    try:
+        whole = everything()
+        assert whole[-1][0] == b" -- ".join(t.encode() for t in results[-1].tokens())
+        for size in (4, 8, 12, 40, 400):  # 1, 2, 3, 10 and 100 entries a piece
+            was = core.use_piece_size(size)
+            try:
+                assert everything() == whole, (kernel, size)
+            finally:
+                core.use_piece_size(was)
+    finally:
+        core.use_bytes_kernel(before)

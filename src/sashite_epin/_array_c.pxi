@@ -429,9 +429,11 @@ cdef class TokenArray:
         # collections.abc when the module loads, a third of the import time.
         cdef bytes sep_bytes = sep if type(sep) is bytes else bytes(memoryview(sep).cast("B"))
         cdef const unsigned char* separator = sep_bytes
-        cdef Py_ssize_t sep_len = len(sep_bytes), total, done
+        cdef Py_ssize_t sep_len = len(sep_bytes), total, done, start = 0, stop
         cdef char* out
         cdef unsigned char* at
+        cdef unsigned char* end
+        cdef const unsigned char* records
         cdef JoinTable own
         cdef const JoinTable* table = NULL
         self.first_marked()
@@ -445,22 +447,34 @@ cdef class TokenArray:
             total = records_length(self.records, self.count) + sep_len * (self.count - 1)
         result = PyBytes_FromStringAndSize(NULL, total)
         out = PyBytes_AS_STRING(result)
-        with nogil:
-            if sep_len == 1 and separator[0] in b"\n ":  # built once, at import
-                table = &JOIN_NEWLINE if separator[0] == b"\n" else &JOIN_SPACE
-            elif sep_len <= 4:
-                fill_join_table(&own, separator, sep_len)  # a few microseconds
-                table = &own
-            if table != NULL:
-                done = 0
-                at = <unsigned char*>out
-                if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # 16 tokens at a time
-                    done = join_avx2(self.records, self.count, &table.shapes, sep_len, &at,
-                                     <unsigned char*>out + total)
-                join_short(self.records + 5 * done, self.count - done, table, separator,
-                           sep_len, <char*>at, total - (at - <unsigned char*>out))
-            else:
-                join_tokens(self.records, self.count, separator, sep_len, out)
+        end = <unsigned char*>out + total
+        at = <unsigned char*>out
+        if sep_len == 1 and separator[0] in b"\n ":  # built once, at import
+            table = &JOIN_NEWLINE if separator[0] == b"\n" else &JOIN_SPACE
+        elif sep_len <= 4:
+            fill_join_table(&own, separator, sep_len)  # a few microseconds
+            table = &own
+        # A piece of entries at a time, pending signals checked between (Ctrl-C stops a
+        # long call); a piece's last token is written with its separator, as more follow.
+        while True:
+            stop = min(self.count, start + piece_entries())
+            with nogil:
+                records = self.records + 5 * start
+                if table != NULL:
+                    done = 0
+                    if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # 16 tokens at a time
+                        done = join_avx2(records, stop - start, &table.shapes, sep_len, &at,
+                                         end)
+                    at = <unsigned char*>join_short(records + 5 * done, stop - start - done,
+                                                    table, separator, sep_len, <char*>at,
+                                                    end - at, stop < self.count)
+                else:
+                    at = <unsigned char*>join_tokens(records, stop - start, separator,
+                                                     sep_len, <char*>at, stop < self.count)
+            if stop >= self.count:
+                break
+            start = stop
+            PyErr_CheckSignals()
         return result
 
     def codes(self):
@@ -573,10 +587,11 @@ fill_join_table(&JOIN_NEWLINE, b"\n", 1)
 fill_join_table(&JOIN_SPACE, b" ", 1)
 
 
-cdef void join_short(const unsigned char* records, Py_ssize_t count,
-                     const JoinTable* table, const unsigned char* sep, Py_ssize_t sep_len,
-                     char* out, Py_ssize_t size) noexcept nogil:
-    """join_tokens for a separator of at most 4 bytes, into exactly size bytes.  Each
+cdef char* join_short(const unsigned char* records, Py_ssize_t count,
+                      const JoinTable* table, const unsigned char* sep, Py_ssize_t sep_len,
+                      char* out, Py_ssize_t size, bint trailing) noexcept nogil:
+    """join_tokens for a separator of at most 4 bytes, into the size bytes from out
+    (what follows the last token may be written over; its end is returned).  Each
     token and its separator are one 8-byte store from the separator's table, indexed
     by the record's key, so no copy depends on a length; the last tokens, whose 8 bytes
     would run past the end, are copied by length."""
@@ -588,11 +603,14 @@ cdef void join_short(const unsigned char* records, Py_ssize_t count,
         memcpy(out, table.with_sep[key], 8)
         out += table.length[key]
         i += 1
-    join_tokens(records + 5 * i, count - i, sep, sep_len, out)
+    return join_tokens(records + 5 * i, count - i, sep, sep_len, out, trailing)
 
 
-cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
-                      const unsigned char* sep, Py_ssize_t sep_len, char* out) noexcept nogil:
+cdef char* join_tokens(const unsigned char* records, Py_ssize_t count,
+                       const unsigned char* sep, Py_ssize_t sep_len, char* out,
+                       bint trailing) noexcept nogil:
+    """The tokens of count records with sep between them (and after the last, trailing:
+    more follow), from out; returns their end."""
     cdef Py_ssize_t i
     cdef int code
     for i in range(count):
@@ -603,12 +621,13 @@ cdef void join_tokens(const unsigned char* records, Py_ssize_t count,
             continue
         memcpy(out, token_bytes[code], token_length[code])
         out += token_length[code]
-        if i + 1 < count:
+        if i + 1 < count or trailing:
             if sep_len == 1:
                 out[0] = sep[0]
             else:
                 memcpy(out, sep, sep_len)
             out += sep_len
+    return out
 
 
 cdef int index_kind(const char* fmt, Py_ssize_t itemsize) noexcept:

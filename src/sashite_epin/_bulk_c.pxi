@@ -836,7 +836,7 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
 
 
 cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
-    cdef Py_ssize_t count, stride, k = 0, i
+    cdef Py_ssize_t count, stride, k = 0, i, stop
     cdef const unsigned char* base
     cdef TokenArray result, single
     cdef MarkList marked = MarkList(NULL, 0, 0)
@@ -857,9 +857,14 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
         while k < count:
+            # A piece at a time (the elements up to stop read as if the array ended
+            # there), pending signals checked between: Ctrl-C stops a long array.
+            stop = min(count, k + piece_entries())
             with nogil:
-                status = scan_strings(base, stride, count, epin, mark, result.records, &k,
+                status = scan_strings(base, stride, stop, epin, mark, result.records, &k,
                                       &marked, &failure)
+            if status == 0 and k < count:
+                PyErr_CheckSignals()
             if status < 0:
                 raise MemoryError()
             if status == 1:
