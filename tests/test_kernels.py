@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -369,6 +370,13 @@ def assert_pieces_change_nothing(
         return [outcome(core, data, epin, errors) for data in inputs
                 for epin in (True, False) for errors in ("raise", "mark")]  # fmt: skip
 
+    assert_same_in_pieces(core, kernel, everything, sizes)
+
+
+def assert_same_in_pieces(
+    core: ModuleType, kernel: str, everything: Callable[[], object], sizes: tuple[int, ...]
+) -> None:
+    """everything() gives the same with each piece size as with the default, on kernel."""
     before = core.use_bytes_kernel(kernel)
     try:
         whole = everything()
@@ -442,15 +450,5 @@ def test_outputs_written_in_pieces_are_what_they_are_whole(core: ModuleType, ker
     def everything() -> list[object]:
         return [(r.to_bytes(sep), r.tokens()) for r in results for sep in separators]
 
-    before = core.use_bytes_kernel(kernel)
-    try:
-        whole = everything()
-        assert whole[-1][0] == b" -- ".join(t.encode() for t in results[-1].tokens())
-        for size in (4, 8, 12, 40, 400):  # 1, 2, 3, 10 and 100 entries a piece
-            was = core.use_piece_size(size)
-            try:
-                assert everything() == whole, (kernel, size)
-            finally:
-                core.use_piece_size(was)
-    finally:
-        core.use_bytes_kernel(before)
+    assert everything()[-1][0] == b" -- ".join(t.encode() for t in results[-1].tokens())
+    assert_same_in_pieces(core, kernel, everything, (4, 8, 12, 40, 400))  # 1-100 entries
