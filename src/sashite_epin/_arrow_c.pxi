@@ -777,8 +777,8 @@ cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epi
     cdef int64_t start = 0, stop
     cdef Py_ssize_t first
     cdef int status
-    check_status(S_MEMORY if sink_reserve(sink, chunk.length) < 0 else S_OK, sink, chunk,
-                 t, epin)
+    if sink_reserve(sink, chunk.length) < 0:
+        raise MemoryError()
     while True:
         stop = min(chunk.length, start + piece_entries())
         piece.offset, piece.length = chunk.offset + start, stop - start

@@ -34,6 +34,7 @@ cdef extern from "_split.h" nogil:
     int ctz64 "sashite_ctz64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
     int64_t count_newlines "sashite_count_newlines"(const unsigned char* p, int64_t n)
+    bint is_sep "sashite_is_sep"(unsigned char b)
 
 cdef extern from "_strs.h":
     ctypedef struct str_reader "sashite_str_reader":
@@ -269,7 +270,6 @@ cdef struct Failure:
 # How many items of a foreign iterable are read (and checked) at a time: the input is
 # never materialised whole, and a wrong item type fails before anything big is built.
 DEF ITERABLE_CHUNK = 16384
-
 # numpy StringDType arrays are read this many elements at a time.
 DEF STRING_DTYPE_CHUNK = 65536
 
@@ -554,7 +554,7 @@ cdef inline Py_ssize_t piece_end(const unsigned char* p, Py_ssize_t size,
     cdef Py_ssize_t end = at + piece_size
     if end >= size:
         return size
-    while end < size and not (p[end] == 32 or 9 <= p[end] <= 13):
+    while end < size and not is_sep(p[end]):
         end += 1
     return end
 
