@@ -287,6 +287,9 @@ def test_integer_arrays_pick_entries_as_lists_do(dtype: str) -> None:
     if np.dtype(dtype).kind == "i":
         with pytest.raises(IndexError):
             result[np.array([-6], dtype=dtype)]
+    else:  # the largest value, which a signed read would take for -1
+        with pytest.raises(IndexError):
+            result[np.array([np.iinfo(dtype).max], dtype=dtype)]
 
 
 def test_a_big_endian_index_array_is_read_by_value() -> None:

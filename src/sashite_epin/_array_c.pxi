@@ -645,32 +645,55 @@ cdef int index_kind(const char* fmt, Py_ssize_t itemsize) noexcept:
     return 0
 
 
+ctypedef fused position_t:
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+    uint64_t
+
+
 cdef int gather_records(const unsigned char* records, Py_ssize_t count, const char* at,
                         Py_ssize_t n, Py_ssize_t stride, int kind, unsigned char* out,
                         MarkList* marked, Py_ssize_t* bad) noexcept nogil:
     """out[k] = records[positions[k]]; the first position out of range in bad, the
-    entries copied from a marked one in marked (index k, start the position)."""
+    entries copied from a marked one in marked (index k, start the position).  kind
+    (index_kind's) picks one loop per integer type, so no test of it runs per entry."""
+    if kind == 1:
+        return gather_typed(records, count, <const int8_t*>at, n, stride, out, marked, bad)
+    if kind == -1:
+        return gather_typed(records, count, <const uint8_t*>at, n, stride, out, marked, bad)
+    if kind == 2:
+        return gather_typed(records, count, <const int16_t*>at, n, stride, out, marked, bad)
+    if kind == -2:
+        return gather_typed(records, count, <const uint16_t*>at, n, stride, out, marked, bad)
+    if kind == 4:
+        return gather_typed(records, count, <const int32_t*>at, n, stride, out, marked, bad)
+    if kind == -4:
+        return gather_typed(records, count, <const uint32_t*>at, n, stride, out, marked, bad)
+    if kind == 8:
+        return gather_typed(records, count, <const int64_t*>at, n, stride, out, marked, bad)
+    return gather_typed(records, count, <const uint64_t*>at, n, stride, out, marked, bad)
+
+
+cdef int gather_typed(const unsigned char* records, Py_ssize_t count,
+                      const position_t* positions, Py_ssize_t n, Py_ssize_t stride,
+                      unsigned char* out, MarkList* marked, Py_ssize_t* bad) noexcept nogil:
+    """gather_records for one integer type; stride in bytes, as the buffer gives it."""
     cdef Py_ssize_t k
     cdef int64_t i
     cdef uint64_t u
+    cdef const char* at = <const char*>positions
     for k in range(n):
-        if kind == 1:
-            i = (<const int8_t*>at)[0]
-        elif kind == -1:
-            i = (<const uint8_t*>at)[0]
-        elif kind == 2:
-            i = (<const int16_t*>at)[0]
-        elif kind == -2:
-            i = (<const uint16_t*>at)[0]
-        elif kind == 4:
-            i = (<const int32_t*>at)[0]
-        elif kind == -4:
-            i = (<const uint32_t*>at)[0]
-        elif kind == 8:
-            i = (<const int64_t*>at)[0]
-        else:
+        if position_t is uint64_t:
+            # Above 2**63 it would read negative and count from the end: out of range.
             u = (<const uint64_t*>at)[0]
-            i = <int64_t>u if u < <uint64_t>count else count  # out of range either way
+            i = <int64_t>u if u < <uint64_t>count else count
+        else:
+            i = <int64_t>(<const position_t*>at)[0]
         at += stride
         if i < 0:
             i += count
