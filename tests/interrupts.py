@@ -55,9 +55,23 @@ def case(name: str) -> Callable[[], object]:
     if name == "numpy StringDType":
         array = np.tile(np.array(tokens, dtype=np.dtypes.StringDType()), repeat)
         return lambda: Epin.parse_many(array)
-    if name in ("tokens()", "to_bytes()"):
+    if name == "list":
+        items = tokens * repeat
+        return lambda: Epin.parse_many(items)
+    if name == "numpy object":
+        array = np.array(tokens * repeat, dtype=object)
+        return lambda: Epin.parse_many(array)
+    if name in ("tokens()", "to_bytes()", "codes()", "Arrow export"):
         result = Epin.parse_many(tokens * repeat)
-        return result.tokens if name == "tokens()" else result.to_bytes
+        return {
+            "tokens()": result.tokens,
+            "to_bytes()": result.to_bytes,
+            "codes()": result.codes,
+            "Arrow export": result.__arrow_c_array__,
+        }[name]
+    if name == "from_codes":
+        codes = np.tile(np.asarray(Epin.parse_many(tokens).codes()), repeat * 4)
+        return lambda: Epin.from_codes(codes)
     raise SystemExit(f"no case {name!r}")
 
 

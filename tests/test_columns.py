@@ -11,6 +11,7 @@ import io
 import itertools
 import math
 import pickle
+import random
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -504,6 +505,42 @@ def test_a_result_is_built_from_codes(core: ModuleType) -> None:
         core.from_codes([12], True)  # rank 3: no token
     with pytest.raises(TypeError):
         core.from_codes(["K"], True)
+
+
+def from_codes_outcome(core: ModuleType, codes: object, epin: bool) -> object:
+    try:
+        result = core.from_codes(codes, epin)
+    except (ValueError, TypeError) as error:
+        return (type(error), str(error))
+    return (records(result), list(result.invalid), [e.reason for e in result.errors()])
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "int64", "uint64"])  # fmt: skip
+def test_integer_arrays_of_codes_read_as_lists_of_them(core: ModuleType, dtype: str) -> None:
+    """An integer array is read in place (a piece at a time in the compiled core): the
+    same records, marks and errors as the list of its values, strided or not."""
+    rng = random.Random(23)
+    top = np.iinfo(dtype).max
+    odd = [0xFFFF, -1, 12, 1, 1023, 1024, top, 2**40]
+    for epin in (True, False):
+        valid = [c for c in range(1024) if c & 3 != 3 and (epin or not c & 1)]
+        for _ in range(40):
+            values = rng.choices(valid, k=rng.randint(0, 60))
+            if values and rng.random() < 0.5:
+                values[rng.randrange(len(values))] = rng.choice(odd)
+            fits = [v for v in values if np.iinfo(dtype).min <= v <= top]
+            array = np.array(fits, dtype=dtype)
+            want = from_codes_outcome(core, fits, epin)
+            strided = np.repeat(array, 2)[::2]
+            for size in (None, 4, 12):  # pieces of 1 and 3 entries too
+                was = core.use_piece_size(size) if size else None
+                try:
+                    assert from_codes_outcome(core, array, epin) == want, (dtype, fits)
+                    assert from_codes_outcome(core, strided, epin) == want
+                finally:
+                    if was:
+                        core.use_piece_size(was)
 
 
 def expected_table(entries: list[str | None], epin: bool) -> pa.Table:

@@ -25,8 +25,13 @@ CASES = [
     "numpy U4",
     "numpy StringDType",
     "pyarrow large_string",
+    "list",
+    "numpy object",
     "tokens()",
     "to_bytes()",
+    "codes()",
+    "Arrow export",
+    "from_codes",
     "tokenize",
 ]
 

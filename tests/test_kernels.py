@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from conftest import CORES
 
@@ -440,15 +442,79 @@ def test_numpy_arrays_read_in_pieces_give_what_they_give_whole(
 @pytest.mark.parametrize(
     ("core", "kernel"), ALL_KERNELS, ids=lambda v: getattr(v, "IMPLEMENTATION", v)
 )
+def test_objects_read_in_pieces_are_what_they_are_whole(core: ModuleType, kernel: str) -> None:
+    """Lists, tuples, object arrays and iterables are read a piece of items at a time
+    (signal checks between): every piece size gives the whole read's records, marks and
+    first error."""
+    rng = random.Random(31)
+    misses = [w.decode("latin-1") for w in NEAR_MISSES] + [None, float("nan"), "K\u212a"]
+    inputs: list[object] = []
+    for _ in range(30):
+        items = [
+            rng.choice(misses) if rng.random() < 0.05 else rng.choice(EPIN_TOKENS)
+            for _ in range(rng.randint(0, 90))
+        ]
+        inputs += [items, tuple(items), np.array(items, dtype=object)]
+    assert_pieces_change_nothing(core, kernel, inputs, (4, 8, 12, 40))
+    was = core.use_piece_size(4)
+    try:  # an item of another type, late: the same TypeError
+        with pytest.raises(TypeError, match="item 624 is int"):
+            core.parse_many([*EPIN_TOKENS, 7], True)
+    finally:
+        core.use_piece_size(was)
+
+
+@pytest.mark.skipif(not COMPILED, reason="no compiled core")
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer")
+def test_a_handler_that_changes_the_list_being_read_is_seen() -> None:
+    """A signal handler runs between pieces and may change the list parse_many reads:
+    items replaced are read as they are then; a list resized is a RuntimeError, never
+    a read of freed memory."""
+    core = COMPILED[0]
+    tokens = list(uniform(200_000))
+    was = core.use_piece_size(4)  # a check after every item: the timer fires mid-call
+
+    def replace(signum: int, frame: object) -> None:
+        tokens[-1] = "x1"
+
+    def resize(signum: int, frame: object) -> None:
+        tokens.extend(["K"] * 1000)  # moves the items
+
+    before = signal.getsignal(signal.SIGALRM)
+    try:
+        for handler, raised in ((replace, ParseError), (resize, RuntimeError)):
+            tokens[-1] = "K"
+            del tokens[200_000:]
+            signal.signal(signal.SIGALRM, handler)
+            signal.setitimer(signal.ITIMER_REAL, 0.002)
+            with pytest.raises(raised) as error:
+                for _ in range(100):  # until the timer has fired inside a call
+                    core.parse_many(tokens, True)
+            if raised is ParseError:
+                assert (error.value.token, error.value.index) == ("x1", 199_999)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+        core.use_piece_size(was)
+
+
+@pytest.mark.skipif(not COMPILED, reason="no compiled core")
+@pytest.mark.parametrize(
+    ("core", "kernel"), ALL_KERNELS, ids=lambda v: getattr(v, "IMPLEMENTATION", v)
+)
 def test_outputs_written_in_pieces_are_what_they_are_whole(core: ModuleType, kernel: str) -> None:
     """to_bytes() and tokens() write a piece of entries at a time (signal checks
     between): every piece size and separator gives the whole write's bytes and strs."""
     rng = random.Random(29)
     results = [core.parse_many(rng.choices(EPIN_TOKENS, k=k), True) for k in (0, 1, 2, 17, 300)]
     separators = [b"\n", b" ", b"", b", ", b"\t|\t|", b" -- "]
+    tokens = rng.choices([*EPIN_TOKENS, "x1", None], k=300)
+    marked = [core.parse_many(tokens[:k], epin, "mark") for k in (7, 40, 300) for epin in (1, 0)]
 
     def everything() -> list[object]:
-        return [(r.to_bytes(sep), r.tokens()) for r in results for sep in separators]
+        return [(r.to_bytes(sep), r.tokens()) for r in results for sep in separators] + [
+            (r.codes(), pa.table(r).to_pylist()) for r in results + marked
+        ]
 
-    assert everything()[-1][0] == b" -- ".join(t.encode() for t in results[-1].tokens())
+    assert results[-1].to_bytes(b" -- ") == b" -- ".join(t.encode() for t in results[-1].tokens())
     assert_same_in_pieces(core, kernel, everything, (4, 8, 12, 40, 400))  # 1-100 entries

@@ -2,7 +2,8 @@
 # _core_c.pyx).  Its twin is _array_py.py.  The input readers are in _bulk_c.pxi.
 
 from cpython.buffer cimport (PyBUF_FORMAT, PyBUF_RECORDS_RO, PyBUF_WRITABLE,
-                             PyBuffer_Release, PyObject_GetBuffer)
+                             PyBuffer_Release, PyObject_CheckBuffer,
+                             PyObject_GetBuffer)
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.object cimport PyObject
@@ -481,12 +482,18 @@ cdef class TokenArray:
         """The codes as an array('H'); 0xFFFF at entries marked invalid."""
         cdef bytes data = PyBytes_FromStringAndSize(NULL, 2 * self.count)
         cdef uint16_t* codes = <uint16_t*>PyBytes_AS_STRING(data)  # new: no one else sees it
-        cdef Py_ssize_t i
+        cdef Py_ssize_t i, start = 0, stop
         cdef int code
-        for i in range(self.count):
-            code = record_code(self.records + 5 * i)
-            codes[i] = 0xFFFF if code < 0 else code
-        return array_of_bytes("H", data)
+        while True:  # a piece at a time, pending signals checked between
+            stop = min(self.count, start + piece_entries())
+            with nogil:
+                for i in range(start, stop):
+                    code = record_code(self.records + 5 * i)
+                    codes[i] = 0xFFFF if code < 0 else code
+            if stop >= self.count:
+                return array_of_bytes("H", data)
+            start = stop
+            PyErr_CheckSignals()
 
     def sorted(self):
         """A new TokenArray of the same tokens in code order, which is FEEN's canonical
@@ -791,12 +798,25 @@ def from_codes(codes, bint epin):
     ``codes()`` gives an entry marked invalid, marks the entry invalid again (its text
     is not in a code: the reason is "missing value"); any other value that is no code
     of the notation is a ValueError."""
+    cdef Py_buffer view
+    cdef int kind = 0
+    if PyObject_CheckBuffer(codes):  # an integer array: read in place, a piece at a time
+        PyObject_GetBuffer(codes, &view, PyBUF_RECORDS_RO)
+        try:
+            if view.ndim == 1:
+                kind = index_kind(view.format, view.itemsize)
+            if kind != 0:
+                return codes_from_buffer(codes, &view, kind, epin)
+        finally:
+            PyBuffer_Release(&view)
     values = codes.tolist() if hasattr(codes, "tolist") else list(codes)
     cdef Py_ssize_t i, count = len(values)
     cdef TokenArray result = new_token_array(count, epin)
     cdef object value
     marked = []
     for i in range(count):
+        if i and i % piece_entries() == 0:
+            PyErr_CheckSignals()  # Ctrl-C stops a long list
         value = values[i]
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"code {i} is {type(value).__name__}, not int")
@@ -811,3 +831,81 @@ def from_codes(codes, bint epin):
         result._invalid = new_array("q", marked)
         result._rejected = [(None, R_MISSING, None, None)] * len(marked)
     return result
+
+
+cdef TokenArray codes_from_buffer(object codes, Py_buffer* view, int kind, bint epin):
+    """from_codes for a 1-dimensional integer buffer (kind: index_kind's), without a
+    Python object per entry; pending signals checked between pieces."""
+    cdef Py_ssize_t count = view.shape[0], start = 0, stop, bad = -1
+    cdef TokenArray result = new_token_array(count, epin)
+    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef int status = 0
+    try:
+        while start < count:
+            stop = min(count, start + piece_entries())
+            with nogil:
+                status = codes_records(<const char*>view.buf, start, stop, view.strides[0],
+                                       kind, epin, result.records, &marked, &bad)
+            if status < 0:
+                raise MemoryError()
+            if bad >= 0:
+                raise ValueError(f"code {bad}, {int(codes[bad])}, is no "
+                                 f"{notation_of(epin)} token's code")
+            start = stop
+            if start < count:
+                PyErr_CheckSignals()
+        if marked.count:
+            result._invalid = new_array("q", [m.index for m in marked.items[:marked.count]])
+            result._rejected = [(None, R_MISSING, None, None)] * marked.count
+        return result
+    finally:
+        free(marked.items)
+
+
+cdef int codes_records(const char* base, Py_ssize_t start, Py_ssize_t stop,
+                       Py_ssize_t stride, int kind, bint epin, unsigned char* out,
+                       MarkList* marked, Py_ssize_t* bad) noexcept nogil:
+    """codes_typed for the integer type kind (index_kind's)."""
+    if kind == 1:
+        return codes_typed(<const int8_t*>base, start, stop, stride, epin, out, marked, bad)
+    if kind == -1:
+        return codes_typed(<const uint8_t*>base, start, stop, stride, epin, out, marked, bad)
+    if kind == 2:
+        return codes_typed(<const int16_t*>base, start, stop, stride, epin, out, marked, bad)
+    if kind == -2:
+        return codes_typed(<const uint16_t*>base, start, stop, stride, epin, out, marked, bad)
+    if kind == 4:
+        return codes_typed(<const int32_t*>base, start, stop, stride, epin, out, marked, bad)
+    if kind == -4:
+        return codes_typed(<const uint32_t*>base, start, stop, stride, epin, out, marked, bad)
+    if kind == 8:
+        return codes_typed(<const int64_t*>base, start, stop, stride, epin, out, marked, bad)
+    return codes_typed(<const uint64_t*>base, start, stop, stride, epin, out, marked, bad)
+
+
+cdef int codes_typed(const position_t* values, Py_ssize_t start, Py_ssize_t stop,
+                     Py_ssize_t stride, bint epin, unsigned char* out, MarkList* marked,
+                     Py_ssize_t* bad) noexcept nogil:
+    """The records of entries start .. stop - 1 (stride bytes apart from values); the
+    first entry that is no code of the notation in bad; -1 when out of memory."""
+    cdef Py_ssize_t i
+    cdef int64_t code
+    cdef uint64_t u
+    cdef const char* at = <const char*>values + start * stride
+    for i in range(start, stop):
+        if position_t is uint64_t:
+            u = (<const uint64_t*>at)[0]
+            code = <int64_t>u if u <= 0xFFFF else -1  # above: no code, whatever its sign
+        else:
+            code = <int64_t>(<const position_t*>at)[0]
+        at += stride
+        if code == 0xFFFF:
+            memset(out + 5 * i, 0, 5)
+            if mark_add(marked, i, i, 0, R_MISSING) < 0:
+                return -1
+        elif 0 <= code < CODE_LIMIT and code_is_valid(<int>code) and (epin or not code & 1):
+            memcpy(out + 5 * i, record_of[<int>code], 8)  # 3 bytes of slack after the end
+        else:
+            bad[0] = i
+            return 0
+    return 0

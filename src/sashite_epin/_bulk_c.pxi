@@ -42,6 +42,7 @@ cdef extern from "_strs.h":
     void str_reader_open "sashite_str_reader_open"(str_reader* r, Py_ssize_t count,
                                                    int kernel)
     void str_reader_close "sashite_str_reader_close"(str_reader* r)
+    void str_reader_forget "sashite_str_reader_forget"(str_reader* r)
     Py_ssize_t str_records "sashite_str_records"(
         str_reader* r, const char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,
         unsigned char* out, const uint64_t* records, int epin)
@@ -291,7 +292,7 @@ def parse_many(tokens, bint epin, errors="raise"):
         # constructor is the last thing it calls).
         with cython.critical_section(tokens):
             return parse_objects(<const char*>PySequence_Fast_ITEMS(tokens), len(tokens),
-                                 sizeof(PyObject*), 0, epin, mark)
+                                 sizeof(PyObject*), 0, epin, mark, tokens)
     if isinstance(tokens, str):
         raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
                         "or a numpy array), not one str")
@@ -345,46 +346,32 @@ cdef inline bint is_missing(PyObject* item):
 
 
 cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t stride,
-                              Py_ssize_t first, bint epin, bint mark):
+                              Py_ssize_t first, bint epin, bint mark, object owner=None):
     """The items base[0], base[stride], ... (PyObject pointers: a list's, a tuple's, a
-    numpy object array's); errors name index first + i.  No Python code runs inside the
-    fast loop (no allocation, no callbacks), so the items cannot change under it while
-    the GIL is held."""
-    cdef Py_ssize_t i
-    cdef PyObject* item
+    numpy object array's); errors name index first + i.  No Python code runs inside a
+    piece (no allocation, no callbacks), so the items cannot change under it while the
+    GIL is held.  Between pieces pending signals are checked (Ctrl-C stops a long list),
+    and a handler or a collection may run Python code there: the items are then read
+    afresh, and owner, the list they belong to (None for an array, a tuple, a private
+    chunk: none of those can move), must still hold them where they were."""
+    cdef Py_ssize_t i, stop
     cdef TokenArray result = new_token_array(count, epin)
     cdef unsigned char* out = result.records
     cdef MarkList marked = MarkList(NULL, 0, 0)
-    cdef int code
     cdef str_reader reader
     str_reader_open(&reader, count, bytes_kernel_id)
     try:
-        # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens,
-        # eight at a time under the SIMD kernels.  It stops at any other item; the
-        # precise code below reads that one (every error and reason) and hands the
-        # rest back to it.
-        i = str_records(&reader, base, 0, count, stride, out, records_by_index, epin)
-        while i < count:
-            item = (<PyObject**>(base + i * stride))[0]
-            if not str_check(item):
-                if not is_missing(item):
-                    raise TypeError(f"item {first + i} is {type(<object>item).__name__}, "
-                                    "not str")
-                code = -R_MISSING
-            elif str_is_compact_ascii(item):
-                code = scan_token(<const unsigned char*>str_data(item), str_length(item), epin)
-            else:
-                code = scan_str(<object>item, epin)
-            if code >= 0:
-                memcpy(out + 5 * i, record_of[code], 8)
-            elif not mark:
-                raise _ParseError(<object>item, _reason_text(-code, notation_of(epin)),
-                                  notation_of(epin), first + i)
-            else:
-                memset(out + 5 * i, 0, 5)
-                if mark_add(&marked, i, i, 0, -code) < 0:
-                    raise MemoryError()
-            i = str_records(&reader, base, i + 1, count, stride, out, records_by_index, epin)
+        i = stop = 0
+        while stop < count:
+            if stop:
+                PyErr_CheckSignals()
+                str_reader_forget(&reader)
+                if owner is not None and (len(owner) != count or
+                                          <const char*>PySequence_Fast_ITEMS(owner) != base):
+                    raise RuntimeError("the list changed while parse_many read it")
+            stop = min(count, i + piece_entries())
+            i = parse_piece(&reader, base, i, stop, stride, first, epin, mark, out,
+                            &marked)
         if marked.count:
             set_marks(result, &marked, [
                 (<object>(<PyObject**>(base + m.start * stride))[0], m.reason, None, None)
@@ -393,6 +380,40 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
         str_reader_close(&reader)
         free(marked.items)
     return result
+
+
+cdef Py_ssize_t parse_piece(str_reader* reader, const char* base, Py_ssize_t i,
+                            Py_ssize_t stop, Py_ssize_t stride, Py_ssize_t first, bint epin,
+                            bint mark, unsigned char* out, MarkList* marked) except -1:
+    """parse_objects' items i .. stop - 1; returns stop."""
+    cdef PyObject* item
+    cdef int code
+    # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens, eight
+    # at a time under the SIMD kernels.  It stops at any other item; the precise code
+    # below reads that one (every error and reason) and hands the rest back to it.
+    i = str_records(reader, base, i, stop, stride, out, records_by_index, epin)
+    while i < stop:
+        item = (<PyObject**>(base + i * stride))[0]
+        if not str_check(item):
+            if not is_missing(item):
+                raise TypeError(f"item {first + i} is {type(<object>item).__name__}, "
+                                "not str")
+            code = -R_MISSING
+        elif str_is_compact_ascii(item):
+            code = scan_token(<const unsigned char*>str_data(item), str_length(item), epin)
+        else:
+            code = scan_str(<object>item, epin)
+        if code >= 0:
+            memcpy(out + 5 * i, record_of[code], 8)
+        elif not mark:
+            raise _ParseError(<object>item, _reason_text(-code, notation_of(epin)),
+                              notation_of(epin), first + i)
+        else:
+            memset(out + 5 * i, 0, 5)
+            if mark_add(marked, i, i, 0, -code) < 0:
+                raise MemoryError()
+        i = str_records(reader, base, i + 1, stop, stride, out, records_by_index, epin)
+    return stop
 
 
 cdef TokenArray parse_buffer(object obj, bint epin, bint mark):

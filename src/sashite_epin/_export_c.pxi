@@ -236,15 +236,64 @@ cdef int fill_marks(ArrowArray* out, int64_t n, bint epin, const uint8_t* validi
     return words(node_dictionary(reason), R_MISSING, REASON_OFFSETS, REASON_WORDS)
 
 
-cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, bint epin,
-                      const Invalid* marked) noexcept nogil:
-    """The struct array of n records; 0, or -1 when out of memory (out is then still
-    releasable: what was built is freed by its release)."""
-    cdef int64_t i, k, start = 0, bitmap = (n + 7) // 8, nulls = marked.count
-    cdef int64_t room = 4 * n + marked.text_at[marked.count] + 1
-    cdef int32_t at = 0
+cdef extern from "Python.h":
+    int check_signals "PyErr_CheckSignals"() nogil  # -1 with the handler's exception set
+
+
+cdef int signalled() noexcept nogil:
+    """Pending signals checked, the GIL taken back for the check only: -1 when a handler
+    raised (its exception is set)."""
+    with gil:
+        return check_signals()
+
+
+cdef int error_set() except -1:
+    """Raises the exception a C call has set (Cython raises it on -1)."""
+    return -1
+
+
+cdef void fill_rest(const unsigned char* records, int64_t start, int64_t stop, int64_t n,
+                    int32_t* token_offsets, unsigned char* token_data, int32_t* at,
+                    int8_t* letter, int8_t* side, int8_t* state, uint8_t* terminal,
+                    uint8_t* derived) noexcept nogil:
+    """fill_columns' fields of entries start .. stop - 1 in plain C (start a multiple of
+    8: bitmap bytes are written whole), one pass per group of columns, few live
+    pointers, so each loop stays in registers."""
+    cdef int64_t i, k
     cdef int code
     cdef const unsigned char* r
+    cdef uint8_t t_bits, d_bits
+    for i in range(start, stop):
+        r = records + 5 * i
+        token_offsets[i] = at[0]
+        if r[0] == 0:  # marked invalid: null everywhere, nothing written
+            continue
+        code = record_code(r)
+        memcpy(token_data + at[0], token_bytes[code], 4)  # 4n + 1 bytes of room
+        at[0] += token_length[code]
+    for i in range(start, stop):  # the dictionaries' indices are the records' own numbers
+        letter[i] = <int8_t>(records[5 * i] - 65 if records[5 * i] else 0)
+        side[i] = <int8_t>records[5 * i + 1]
+        state[i] = <int8_t>records[5 * i + 2]
+    # Eight entries to a byte, no branch (random bits would mispredict half the time).
+    for k in range(start // 8, (stop + 7) // 8):
+        t_bits = d_bits = 0
+        for i in range(8 * k, min(8 * k + 8, n)):
+            t_bits |= <uint8_t>(records[5 * i + 3] << (i & 7))
+            d_bits |= <uint8_t>(records[5 * i + 4] << (i & 7))
+        terminal[k] = t_bits
+        derived[k] = d_bits
+
+
+cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, bint epin,
+                      const Invalid* marked) noexcept nogil:
+    """The struct array of n records; 0, -1 when out of memory, -2 when a signal
+    handler raised (checked between pieces: Ctrl-C stops a long export); out is then
+    still releasable: what was built is freed by its release."""
+    cdef int64_t i, k, start = 0, stop, done, bitmap = (n + 7) // 8, nulls = marked.count
+    cdef int64_t room = 4 * n + marked.text_at[marked.count] + 1
+    cdef int64_t piece = (piece_entries() + 15) // 16 * 16  # bitmap bytes stay whole
+    cdef int32_t at = 0
     cdef uint8_t* validity = NULL
     cdef uint8_t* present = NULL
     cdef int32_t* token_offsets
@@ -254,7 +303,6 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     cdef int8_t* state
     cdef uint8_t* terminal
     cdef uint8_t* derived
-    cdef uint8_t t_bits, d_bits
     if node_init(out, n, 0, 1, 8 if epin else 7) < 0:
         return -1
     if nulls:  # the fields' validity: each field owns a copy
@@ -264,8 +312,15 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
             free(validity)
             free(present)
             return -1
-        for i in range(n):
-            validity[i >> 3] |= <uint8_t>((records[5 * i] != 0) << (i & 7))
+        while start < n:
+            stop = min(n, start + piece)
+            for i in range(start, stop):
+                validity[i >> 3] |= <uint8_t>((records[5 * i] != 0) << (i & 7))
+            start = stop
+            if start < n and signalled() < 0:
+                free(validity)
+                free(present)
+                return -2
         memset(present, 0xFF, bitmap + 1)
         for k in range(nulls):  # the token is null only where the value was missing
             if marked.missing[k]:
@@ -307,34 +362,26 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         if not epin:
             free(derived)
         return -1
-    if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # every field, 16 records at a time
-        start = export_fields_avx2(records, n, token_offsets, token_data, &at, letter, side,
-                                   state, terminal, derived)
-    # The rest (all of it under the other kernels): one pass per group of columns, few
-    # live pointers, so each loop stays in registers.
-    for i in range(start, n):
-        r = records + 5 * i
-        token_offsets[i] = <int32_t>at
-        if r[0] == 0:  # marked invalid: null everywhere, nothing written
-            continue
-        code = record_code(r)
-        memcpy(token_data + at, token_bytes[code], 4)  # 4n + 1 bytes of room
-        at += token_length[code]
+    start = 0
+    while start < n:  # a piece of entries at a time (a multiple of 16), signals between
+        stop = min(n, start + piece)
+        if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # every field, 16 records at a time
+            done = start + export_fields_avx2(
+                records + 5 * start, stop - start, token_offsets + start, token_data, &at,
+                letter + start, side + start, state + start, terminal + start // 8,
+                derived + start // 8)
+        else:
+            done = start
+        fill_rest(records, done, stop, n, token_offsets, token_data, &at, letter, side,
+                  state, terminal, derived)
+        start = stop
+        if start < n and signalled() < 0:
+            if not epin:
+                free(derived)
+            return -2
     token_offsets[n] = <int32_t>at
     if marked.text_at[marked.count]:
         place_texts(token_offsets, token_data, n, marked)
-    for i in range(start, n):  # the dictionaries' indices are the records' own numbers
-        letter[i] = <int8_t>(records[5 * i] - 65 if records[5 * i] else 0)
-        side[i] = <int8_t>records[5 * i + 1]
-        state[i] = <int8_t>records[5 * i + 2]
-    # Eight entries to a byte, no branch (random bits would mispredict half the time).
-    for k in range(start // 8, bitmap):  # start: a multiple of 16
-        t_bits = d_bits = 0
-        for i in range(8 * k, min(8 * k + 8, n)):
-            t_bits |= <uint8_t>(records[5 * i + 3] << (i & 7))
-            d_bits |= <uint8_t>(records[5 * i + 4] << (i & 7))
-        terminal[k] = t_bits
-        derived[k] = d_bits
     if not epin:  # PIN has no derived field
         free(derived)
     if words(node_dictionary(node_child(out, 1)), 26, LETTER_OFFSETS, LETTER_WORDS) < 0:
@@ -380,6 +427,8 @@ cdef object array_capsule(TokenArray tokens):
                             "(2 GiB of text)")
     with nogil:
         status = fill_columns(array, tokens.records, tokens.count, tokens.epin, &marked)
+    if status == -2:
+        error_set()  # a signal handler's exception (the capsule releases what was built)
     if status < 0:
         raise MemoryError()  # the capsule releases what was built
     return capsule

@@ -216,6 +216,7 @@ typedef struct {
     sashite_seen *seen; /* NULL: no table */
     int rest;           /* chunks still to read without it */
     int kernel;         /* the bytes kernel: SIMD ones read eight items at a time */
+    int warming;        /* the table was just emptied: its next chunk's misses are its own */
 } sashite_str_reader;
 
 /* A list shorter than a chunk is not worth zeroing a table for; if the table cannot
@@ -227,6 +228,16 @@ static void sashite_str_reader_open(sashite_str_reader *r, Py_ssize_t count, int
         r->seen = (sashite_seen *)calloc(SASHITE_SEEN_SLOTS, sizeof(sashite_seen));
     r->rest = 0;
     r->kernel = kernel;
+    r->warming = 0;
+}
+
+/* After Python code ran (a signal handler, a collection): a str the table remembers
+ * may be gone and its address taken by another. */
+static void sashite_str_reader_forget(sashite_str_reader *r)
+{
+    if (r->seen != NULL)
+        memset(r->seen, 0, SASHITE_SEEN_SLOTS * sizeof(sashite_seen));
+    r->warming = 1;
 }
 
 static void sashite_str_reader_close(sashite_str_reader *r)
@@ -254,8 +265,10 @@ static Py_ssize_t sashite_str_records(sashite_str_reader *r, const char *base, P
                                         &hits);
             /* Under three hits in four, the table costs more than it saves; under
              * seven in eight where the SIMD kernels read the misses. */
-            if (8 * hits < (r->kernel >= SASHITE_KERNEL_AVX2 ? 7 : 6) * (done - i))
+            if (!r->warming
+                && 8 * hits < (r->kernel >= SASHITE_KERNEL_AVX2 ? 7 : 6) * (done - i))
                 r->rest = SASHITE_SEEN_REST;
+            r->warming = 0;
         }
         if (done < end)
             return done;
