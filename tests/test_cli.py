@@ -378,8 +378,11 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| twin: list -> result | uniform |" in done.stdout
     assert "| joined bytes, 10x the tokens -> result | uniform |" in done.stdout
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
-    # + a row per kernel and corpus; the data-path rows (containers, dirty, errors, twin)
-    steps = 21 + (2 * len(core.KERNELS) if compiled else 0) + 18
+    # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
+    # twin); the signal-check rows (compiled core only)
+    steps = 21 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18
+    if compiled:
+        assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
         steps -= 1
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from . import IMPLEMENTATION, Epin, _bench_tables
+from . import IMPLEMENTATION, Epin, _bench_signals, _bench_tables
 from ._corpora import EPIN_TOKENS, PLACEMENTS, distinct, realistic, uniform
 
 # The pure-Python tokenizer Epin.tokenize is measured against: the spec's token regex
@@ -287,6 +287,7 @@ def run(
             *_bench_tables.dirty_rows(uniform_tokens),
             _bench_tables.errors_row(count),
             *_bench_tables.twin_rows(uniform_tokens),
+            *_bench_signals.signal_rows(uniform_tokens),
         )
     ]
     total = len(work_list) + 3  # and the two text rows and the large input
