@@ -49,6 +49,11 @@ def case(name: str) -> Callable[[], object]:
             len(lengths), pa.py_buffer(offsets), pa.py_buffer(data)
         )
         return lambda: Epin.parse_many(column)
+    if name == "pyarrow chunked (a stream)":
+        import pyarrow as pa
+
+        chunks = pa.chunked_array([pa.array(tokens * (repeat // 4))] * 4)
+        return lambda: Epin.parse_many(chunks)
     if name == "tokenize":
         text = "".join(PLACEMENTS) * (COUNT // 250)
         return lambda: Epin.tokenize(text)
@@ -58,6 +63,9 @@ def case(name: str) -> Callable[[], object]:
     if name == "list":
         items = tokens * repeat
         return lambda: Epin.parse_many(items)
+    if name == "iterator":  # written in C: no bytecode runs while it is read
+        items = tokens * repeat
+        return lambda: Epin.parse_many(iter(items))
     if name == "numpy object":
         array = np.array(tokens * repeat, dtype=object)
         return lambda: Epin.parse_many(array)

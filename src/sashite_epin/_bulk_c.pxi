@@ -328,6 +328,9 @@ cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):
         parts.append(parse_objects(<const char*>PySequence_Fast_ITEMS(chunk), len(chunk),
                                    sizeof(PyObject*), done, epin, mark))
         done += len(chunk)
+        # An iterator written in C (a list's, map over a builtin) runs no bytecode, so
+        # Python itself would not look for signals: Ctrl-C stops a long one here.
+        PyErr_CheckSignals()
     return concatenate(parts, epin)
 
 
