@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import select
 import shlex
 import signal
 import subprocess
@@ -61,6 +62,7 @@ def test_parse_json_and_pin_grammar() -> None:
     done = cli("parse", "--json", "--pin", "--", "-k^", "K'")
     assert done.returncode == 1
     first, second = map(json.loads, done.stdout.splitlines())
+    assert first.pop("argument") == 1
     assert first == {
         "token": "-k^",
         "abbr": "K",
@@ -69,7 +71,7 @@ def test_parse_json_and_pin_grammar() -> None:
         "terminal": True,
         "code": 338,
     }
-    assert second == {"token": "K'", "error": "derivation marker in a PIN token"}
+    assert second == {"argument": 2, "token": "K'", "reason": "derivation marker in a PIN token"}
 
 
 def test_validate_reports_findings_like_grep(tmp_path: Path) -> None:
@@ -141,10 +143,12 @@ def test_validate_json_one_object_per_finding(tmp_path: Path) -> None:
     assert done.returncode == 1
     findings = [json.loads(line) for line in done.stdout.splitlines()]
     assert findings == [
-        {
+        {  # not UTF-8: U+FFFD in the token, the bytes in hex (told apart from "\\xff")
             "file": str(path),
             "line": 2,
-            "token": "\\xffK",
+            "token": "\ufffdK",
+            "utf8": False,
+            "hex": "ff4b",
             "length": 2,
             "reason": "unexpected character",
         },
@@ -264,7 +268,7 @@ def test_a_closed_standard_stream_is_one_line_never_a_traceback(
         assert "python -m sashite_epin: standard input is closed" in done.stderr.splitlines()
     elif closed == ">&-":  # every command writes to stdout
         assert (done.returncode, done.stderr.splitlines()[-1:]) == (
-            2, ["python -m sashite_epin: standard output is closed"])  # fmt: skip
+            2, ["python -m sashite_epin: write error: Bad file descriptor"])  # fmt: skip
     else:
         assert done.returncode in (0, 1), done.stderr
         assert done.stdout, "the command wrote its output"
@@ -285,19 +289,26 @@ def test_a_full_disk_is_an_output_error_not_the_input_s(tmp_path: Path) -> None:
                 [sys.executable, "-m", "sashite_epin", *words], stdin=stdin, stdout=full,
                 stderr=subprocess.PIPE, text=True,
             )  # fmt: skip
-        full_disk = "python -m sashite_epin: standard output: No space left on device\n"
+        full_disk = "python -m sashite_epin: write error: No space left on device\n"
         assert (done.returncode, done.stderr) == (2, full_disk), words
 
 
 def test_parse_reads_tokens_from_stdin_and_takes_dash_tokens() -> None:
     done = cli("parse", "-p", "-", "K", stdin="+K\nzz\n")
     assert done.returncode == 1
-    assert [line.split()[0] for line in done.stdout.splitlines()] == ["-p", "+K", "'zz':", "K"]
+    assert [line.split()[0] for line in done.stdout.splitlines()] == [
+        "-p", "+K", "(standard", "K"]  # fmt: skip
+    assert "(standard input):2: 'zz': more than one letter" in done.stdout
 
 
 def test_parse_shows_bad_bytes_as_escapes() -> None:
     done = cli("parse", "--json", "-", stdin=None, stdin_bytes=b"\xff\n")
-    assert json.loads(done.stdout) == {"token": "\\xff", "error": "not a letter"}
+    assert json.loads(done.stdout) == {
+        "file": "(standard input)", "line": 1, "token": "\ufffd", "utf8": False, "hex": "ff",
+        "reason": "not a letter",
+    }  # fmt: skip
+    typed = json.loads(cli("parse", "--json", "\\xff").stdout)  # the four characters
+    assert (typed["argument"], typed["token"], "utf8" in typed) == (1, "\\xff", False)
     done = cli("parse", "\u212a")
     assert done.stdout == "'\\u212a': not a letter\n"
 
@@ -320,7 +331,8 @@ def test_tokenize_prints_tokens_with_positions() -> None:
     ]
     first = json.loads(cli("tokenize", "--json", "-", stdin="2+P'\n").stdout)
     assert first == {
-        "text": 1,
+        "file": "(standard input)",
+        "line": 1,
         "position": 1,
         "token": "+P'",
         "abbr": "P",
@@ -392,3 +404,118 @@ def test_bench_prints_a_table_and_its_progress() -> None:
         assert f"bytes kernel {sashite_epin.BYTES_KERNEL}" in header
         assert "| joined bytes -> result, portable kernel | uniform |" in done.stdout
     assert " cores, Linux " in done.stdout.splitlines()[0]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="select() on a pipe is POSIX")
+def test_findings_come_as_lines_arrive() -> None:
+    """On a pipe kept open, each line's finding (or parse's result) is written before
+    the next line is: nothing waits for the input to end."""
+    for words, first, second in (
+        (["validate"], b"x1\n", b"K^^\n"),
+        (["parse", "-"], b"K\n", b"q\n"),
+        (["tokenize", "-"], b"K^/8\n", b"q\n"),
+    ):
+        with subprocess.Popen(
+            [sys.executable, "-m", "sashite_epin", *words],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        ) as child:  # fmt: skip
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(first)
+            child.stdin.flush()
+            # an answer before the second line exists (not waiting for the input to end)
+            assert select.select([child.stdout], [], [], 60)[0], words
+            answer = child.stdout.readline()
+            assert answer.strip(), words
+            child.stdin.write(second)
+            child.stdin.close()
+            assert child.stdout.read().strip(), words
+
+
+@pytest.mark.parametrize("command", ["parse", "tokenize"])
+def test_every_epin_token_is_an_argument(command: str) -> None:
+    from sashite_epin._corpora import EPIN_TOKENS
+
+    bare = [t for t in EPIN_TOKENS if t != "-h"]
+    done = cli(command, "--json", *bare)
+    assert done.returncode == 0, done.stderr
+    got = [json.loads(line)["token"] for line in done.stdout.splitlines()]
+    assert got == bare
+    assert cli(command, "-h").stdout.startswith("usage:")  # -h stays help ...
+    assert json.loads(cli(command, "--json", "--", "-h").stdout)["token"] == "-h"  # ... or a token
+
+
+def test_options_of_one_command_are_tokens_of_another() -> None:
+    done = cli("parse", "-q", "-c")  # validate's options are EPIN tokens here
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == ["-q", "-c"]
+    assert cli("parse").returncode == 2
+    assert "give a TOKEN" in cli("parse").stderr
+
+
+def test_json_length_is_the_line_s_bytes_however_long(tmp_path: Path) -> None:
+    path = tmp_path / "long.txt"
+    sizes = [2_097_153, 5_000_000, (1 << 20) + 1, 1 << 20]
+    with open(path, "wb") as f:
+        for size in sizes:
+            f.write(b"K" * size + b"\n")
+        f.write(b"x" * 3_000_000 + b"\r\n")  # CRLF: the \r is not counted
+        f.write(b"q" * 2_500_000)  # no final newline
+    done = cli("validate", "--json", str(path))
+    lengths = [json.loads(line)["length"] for line in done.stdout.splitlines()]
+    assert lengths == [*sizes, 3_000_000, 2_500_000]
+    piped = cli("validate", "--json", stdin_bytes=path.read_bytes())
+    assert [json.loads(line)["length"] for line in piped.stdout.splitlines()] == lengths
+
+
+def test_a_bom_starts_a_file_or_stdin_and_is_a_character_elsewhere(tmp_path: Path) -> None:
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbfK\n\xef\xbb\xbfq\n")
+    for done in (cli("validate", str(path)), cli("validate", stdin_bytes=path.read_bytes())):
+        assert done.returncode == 1
+        assert done.stdout.endswith(":2: '\\ufeffq': unexpected character\n")
+        assert done.stderr == "1 valid, 1 invalid\n"
+    tokens = cli("parse", "-", stdin_bytes=b"\xef\xbb\xbf+p'\n")
+    assert tokens.stdout.startswith("+p'"), tokens.stdout
+
+
+def test_parse_and_tokenize_read_files(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text("K\nx1\n")
+    two.write_text("K^/8\n")
+    done = cli("parse", "q", "--file", str(one), f"--file={two}")
+    assert done.stdout.splitlines()[0].startswith("q ")
+    assert f"{one}:2: 'x1': unexpected character" in done.stdout
+    assert f"{two}:1: 'K^/8': unexpected character" in done.stdout
+    assert done.returncode == 1
+    text = cli("tokenize", "--file", str(two), "--json")
+    assert json.loads(text.stdout)["file"] == str(two)
+    assert cli("tokenize", "--file", str(two)).stdout == f"{two}:1:0\tK^\n"
+    missing = cli("parse", "--file", str(tmp_path / "none.txt"))
+    assert (missing.returncode, missing.stderr.count("\n")) == (2, 1), missing.stderr
+
+
+def test_validate_counts_and_splits(tmp_path: Path) -> None:
+    one, two = tmp_path / "one.txt", tmp_path / "two.txt"
+    one.write_text("K\nx1\n")
+    two.write_text("q\n")
+    done = cli("validate", "--count", str(one), str(two))
+    assert done.stdout == f"{one}: 1 valid, 1 invalid\n{two}: 1 valid, 0 invalid\n"
+    assert (done.returncode, done.stderr) == (1, "")
+    assert cli("validate", "-c", str(two)).stdout == "1 valid, 0 invalid\n"
+    words = tmp_path / "words.txt"
+    words.write_bytes(b"K  q\t+p'\r\n\n\n  x1 K\n-r^ K\xe2\x84\xaa\n")
+    split = cli("validate", "--split", "--json", str(words))
+    findings = [json.loads(line) for line in split.stdout.splitlines()]
+    assert [(f["line"], f["position"], f["token"]) for f in findings] == [
+        (4, 2, "x1"), (5, 4, "K\u212a")]  # fmt: skip
+    assert (split.returncode, split.stderr) == (1, "5 valid, 2 invalid\n")
+
+
+def test_file_names_are_shown_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "a\x1b[31mred.txt"
+    path.write_text("x1\n")
+    done = cli("validate", str(path))
+    assert "\x1b" not in done.stdout
+    assert "a\\x1b[31mred.txt:1: 'x1'" in done.stdout
+    gone = cli("validate", str(tmp_path / "b\x07.txt"))
+    assert "b\\x07.txt: No such file" in gone.stderr and "\x07" not in gone.stderr

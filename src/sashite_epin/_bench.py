@@ -20,9 +20,12 @@ TOKEN_OR_OTHER = re.compile(r"[-+]?[A-Za-z]\^?'?|[^-+A-Za-z^']+")
 
 
 def best_ns(work: Callable[[], object], count: int, repeat: int) -> float:
-    """The call alone: its result is freed after the clock stops, so each figure is the
-    time to build a result, not also to free the previous one (for a list of a million
-    str, freeing is a million reference decrements, on either side of a comparison)."""
+    """The call alone, best of repeat runs after one untimed: its result is freed after
+    the clock stops, so each figure is the time to build a result, not also to free the
+    previous one (for a list of a million str, freeing is a million reference
+    decrements, on either side of a comparison)."""
+    warm = work()  # a first run untimed: caches, lazy imports, the allocator's first pages
+    del warm
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -157,7 +160,7 @@ def column_cases(
     )
     rows.append(
         (
-            "pyarrow column -> result",
+            "pyarrow column -> result, beside bytes",
             lambda: Epin.parse_many(column),
             "joined bytes -> result",
             lambda: Epin.parse_many(joined),
@@ -269,6 +272,7 @@ def feen_row(repeat: int) -> tuple[str, str, float, str, float]:
 # How much larger the large-input row is than the bench's size: a result of ten million
 # tokens is 50 MB, past what malloc keeps for reuse.
 LARGE_SCALE = 10
+SMALL = 100_000  # tokens below which the figures are mostly fixed costs
 
 
 def run(
@@ -313,6 +317,12 @@ def run(
         f"bytes kernel {kernels()}; {machine()}",
         file=out,
     )
+    if count < SMALL:
+        print(
+            f"note: {count:,} tokens is too few to time well (fixed costs dominate); "
+            f"use --tokens {SMALL:.0e} or more",
+            file=out,
+        )
     header = ("path", "corpus", "ns/token", "Mtokens/s", "baseline", "ns/token", "speed-up")
     print("| " + " | ".join(header) + " |", file=out)
     print("|" + "---|" * len(header), file=out)

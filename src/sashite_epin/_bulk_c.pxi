@@ -234,7 +234,7 @@ def use_bytes_kernel(name):
     global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "
-                         f"(what this build runs on this CPU), not {name!r}")
+                         f"(what this build runs on this CPU), not {name!a}")
     before = bytes_kernel()
     bytes_kernel_id = KERNEL_NAMES.index(name)
     count_bytes = count_kernel(bytes_kernel_id)
@@ -250,7 +250,7 @@ cdef void choose_bytes_kernel() except *:
     elif forced in KERNELS:
         use_bytes_kernel(forced)
     else:
-        raise ImportError(f"SASHITE_EPIN_KERNEL={forced!r}: this build runs "
+        raise ImportError(f"SASHITE_EPIN_KERNEL={forced!a}: this build runs "
                           f"{', '.join(KERNELS)} on this CPU (or leave it unset for the best)")
 
 
@@ -283,7 +283,7 @@ def parse_many(tokens, bint epin, errors="raise"):
     elif errors == "mark":
         mark = True
     else:
-        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
     if isinstance(tokens, (list, tuple)):
         # Free-threaded, other threads run beside this one and may resize the list or
         # replace its items while it is read: it is read under the list's own lock (no
@@ -431,7 +431,7 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
             return parse_fixed_width(&view, fmt[-1:] == b"w", fmt, epin, mark)
         if view.itemsize != 1 or fmt.lstrip(b"@=<>!") not in (b"B", b"b", b"c"):
             raise TypeError(f"parse_many reads bytes, or numpy arrays of dtype S or U; "
-                            f"not a buffer of format {fmt.decode('ascii', 'replace')!r}")
+                            f"not a buffer of format {fmt.decode('ascii', 'replace')!a}")
         if not PyBuffer_IsContiguous(&view, b'C'):
             raise ValueError("parse_many needs a contiguous bytes buffer "
                              "(copy it first, e.g. bytes(view))")

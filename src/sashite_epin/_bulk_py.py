@@ -125,7 +125,7 @@ class _Collector:
 def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     """Parse many tokens at once into a TokenArray; see Pin.parse_many / Epin.parse_many."""
     if errors not in ("raise", "mark"):
-        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
     collector = _Collector(epin, errors == "mark")
     if isinstance(tokens, (list, tuple)):
         # A chunk at a time: the temporaries of a whole big list would be fresh memory
@@ -290,7 +290,7 @@ def _parse_buffer(view: memoryview, collector: _Collector, source: object) -> No
     if view.itemsize != 1 or fmt.lstrip("@=<>!") not in ("B", "b", "c"):
         raise TypeError(
             "parse_many reads bytes, or numpy arrays of dtype S or U; "
-            f"not a buffer of format {fmt!r}"
+            f"not a buffer of format {fmt!a}"
         )
     if not view.c_contiguous:
         raise ValueError(

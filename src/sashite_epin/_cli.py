@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from typing import BinaryIO, TextIO
+from typing import BinaryIO, NamedTuple, TextIO
 
 from . import IMPLEMENTATION, Epin, ParseError, Pin, __version__
 
@@ -53,8 +53,10 @@ DEMO_TOKENS = (
 
 STDIN_NAME = "(standard input)"  # as grep names it
 SHOWN = 40  # characters of a token a finding shows
-CHUNK = 1 << 20  # bytes read at a time
+CHUNK = 1 << 20  # bytes read at a time at most (a pipe or a terminal gives what it has)
 LONGEST_KEPT = 1 << 20  # a longer line is judged by its first MiB (no token is that long)
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which Windows editors write first
+SEPARATORS = b" \t\n\r\x0b\x0c"  # bytes.split()'s whitespace: what --split reads between
 
 
 class UsageError(Exception):
@@ -63,7 +65,7 @@ class UsageError(Exception):
 
 class OutputError(UsageError):
     """Standard output refused what was written (closed, full disk): the command's own
-    output, never blamed on the input being read."""
+    output, never blamed on the input being read; worded as grep words it."""
 
 
 class Output:
@@ -76,13 +78,13 @@ class Output:
 
     def write(self, text: str) -> int:
         if self.stream is None:
-            raise OutputError("standard output is closed")
+            raise OutputError("write error: Bad file descriptor")
         try:
             return self.stream.write(text)
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise OutputError(f"standard output: {exc.strerror or exc}") from None
+            raise OutputError(f"write error: {exc.strerror or exc}") from None
 
     def flush(self) -> None:
         if self.stream is None:
@@ -92,7 +94,7 @@ class Output:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise OutputError(f"standard output: {exc.strerror or exc}") from None
+            raise OutputError(f"write error: {exc.strerror or exc}") from None
 
 
 def say(text: str) -> None:
@@ -115,15 +117,15 @@ def standard_input() -> BinaryIO:
 _ESCAPES = {"\\": "\\\\", "'": "\\'", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def escaped(token: str) -> str:
+def escaped(token: str, shown: int = SHOWN) -> str:
     """The token quoted, printable ASCII as itself and everything else escaped.
 
     Non-ASCII code points are ``\\uXXXX`` (a look-alike such as the Kelvin sign must not
     pass for ``K``); bytes that were not UTF-8 (surrogate escapes) are ``\\xNN``.  At most
-    SHOWN characters, then ``...``.
+    ``shown`` characters, then ``...``.
     """
     out = []
-    for char in token[:SHOWN]:
+    for char in token[:shown]:
         point = ord(char)
         if char in _ESCAPES:
             out.append(_ESCAPES[char])
@@ -137,51 +139,111 @@ def escaped(token: str) -> str:
             out.append(f"\\u{point:04x}")
         else:
             out.append(f"\\U{point:08x}")
-    return "'" + "".join(out) + "'" + ("..." if len(token) > SHOWN else "")
+    return "'" + "".join(out) + "'" + ("..." if len(token) > shown else "")
 
 
-def json_text(token: str) -> str:
-    """The token for JSON: valid UTF-8 always, bytes that were not UTF-8 as ``\\xNN`` text."""
-    return token.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+def shown_name(name: str) -> str:
+    """A file name as findings show it: as it is when every character is printable, else
+    escaped like a token (a name must not reach the terminal as an escape sequence)."""
+    if name == "-":
+        return STDIN_NAME
+    return name if name.isprintable() else escaped(name, len(name))[1:-1]
+
+
+def json_token(token: str) -> dict[str, object]:
+    """The JSON fields of a token or text: ``token``, valid UTF-8 always; where the input
+    held bytes that were not UTF-8, they read as U+FFFD there, ``utf8`` is false and
+    ``hex`` has the bytes (so ``\\xff`` typed as four characters is told apart)."""
+    raw = token.encode("utf-8", "surrogateescape")
+    try:
+        return {"token": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"token": raw.decode("utf-8", "replace"), "utf8": False, "hex": raw.hex()}
 
 
 # -- reading lines ---------------------------------------------------------------------------
 
 
-def lines_of(stream: BinaryIO) -> Iterator[list[str]]:
-    """Batches of lines, split on b"\\n" only, a final b"\\r" removed, decoded as UTF-8 with
-    surrogate escapes.  A trailing b"\\n" ends the last line rather than starting one."""
-    pending = b""
-    while True:
-        chunk = stream.read(CHUNK)
+def chunks_of(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's bytes as they arrive: one read each (read1), so a pipe or a terminal
+    hands over what it has without waiting for more, a file a MiB at a time.  A UTF-8
+    BOM at the very start is not data; anywhere else it is."""
+    read = getattr(stream, "read1", stream.read)
+    head = b""
+    while len(head) < len(BOM) and BOM.startswith(head):  # the start, until it tells
+        chunk = read(CHUNK)
         if not chunk:
             break
+        head += chunk
+    else:
+        chunk = head  # the start is read: go on reading (an ended stream is not read again)
+    if head.startswith(BOM):
+        head = head[len(BOM) :]
+    if head:
+        yield head
+    while chunk:
+        chunk = read(CHUNK)
+        if chunk:
+            yield chunk
+
+
+class Lines(NamedTuple):
+    """Complete lines of a batch, and the byte lengths of those longer than LONGEST_KEPT
+    (by index), which hold only their first LONGEST_KEPT bytes."""
+
+    lines: list[str]
+    cut: dict[int, int]
+
+
+def lines_of(stream: BinaryIO) -> Iterator[Lines]:
+    """Batches of the complete lines read so far, split on b"\\n" only, a final b"\\r"
+    removed, decoded as UTF-8 with surrogate escapes.  A trailing b"\\n" ends the last
+    line rather than starting one.  A line past LONGEST_KEPT keeps its head and its
+    length; the rest is not held in memory."""
+    pending = b""
+    dropped = 0  # bytes of the pending line past LONGEST_KEPT, not kept
+    last = b""  # the last of them
+    for chunk in chunks_of(stream):
+        head_end = chunk.find(b"\n")
         parts = (pending + chunk).split(b"\n")
         pending = parts.pop()
+        cut = {}
+        if head_end >= 0 and dropped:  # the long line ends in this chunk
+            line_end = chunk[:head_end][-1:] or last
+            cut[0] = len(parts[0]) + dropped - (line_end == b"\r")
+            dropped = 0
         if len(pending) > LONGEST_KEPT:  # never a token: keep a bounded head, drop the rest
+            dropped += len(pending) - LONGEST_KEPT
+            last = pending[-1:]
             pending = pending[:LONGEST_KEPT]
         if parts:
-            yield decoded(parts)
-    if pending:
-        yield decoded([pending])
+            yield decoded(parts, cut)
+    if pending or dropped:
+        yield decoded([pending], {0: len(pending) + dropped - (last == b"\r")} if dropped else {})
 
 
-def decoded(parts: list[bytes]) -> list[str]:
+def decoded(parts: list[bytes], cut: dict[int, int]) -> Lines:
     text = b"\n".join(parts).decode("utf-8", "surrogateescape")
     lines = text.split("\n")
     if "\r" in text:
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    return lines
+    return Lines(lines, cut)
 
 
-def with_stdin(arguments: list[str]) -> Iterator[str]:
-    """The arguments in order, each ``-`` replaced by the lines of standard input."""
-    for argument in arguments:
-        if argument == "-":
-            for batch in lines_of(standard_input()):
-                yield from batch
-        else:
-            yield argument
+def words_of(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's bytes in batches that end at a separator (no token crosses two), as
+    they arrive; a run of more than LONGEST_KEPT bytes without one keeps its head."""
+    pending = b""
+    for chunk in chunks_of(stream):
+        data = pending + chunk
+        end = max(data.rfind(separator) for separator in SEPARATORS)
+        pending = data[end + 1 :]
+        if end >= 0:
+            yield data[: end + 1]
+        if len(pending) > LONGEST_KEPT:
+            pending = pending[:LONGEST_KEPT]
+    if pending:
+        yield pending
 
 
 def open_input(name: str) -> BinaryIO:
@@ -189,10 +251,61 @@ def open_input(name: str) -> BinaryIO:
         return standard_input()
     try:
         if os.path.isdir(name):
-            raise UsageError(f"{name}: is a directory")
+            raise UsageError(f"{shown_name(name)}: is a directory")
         return open(name, "rb")
     except OSError as exc:
-        raise UsageError(f"{name}: {exc.strerror or exc}") from None
+        raise UsageError(f"{shown_name(name)}: {exc.strerror or exc}") from None
+
+
+class Source(NamedTuple):
+    """Where a token or text came from: an argument (its number, from 1) or a line of a
+    file or of standard input (the file's shown name and the line, from 1)."""
+
+    argument: int | None
+    file: str | None
+    line: int | None
+
+    def fields(self) -> dict[str, object]:
+        if self.argument is not None:
+            return {"argument": self.argument}
+        return {"file": self.file, "line": self.line}
+
+    def prefix(self) -> str:
+        """How a text finding starts: ``N:`` for an argument, ``FILE:LINE:`` otherwise."""
+        if self.argument is not None:
+            return f"{self.argument}:"
+        return f"{self.file}:{self.line}:"
+
+
+def texts_of(arguments: list[str], files: list[str], out: Output) -> Iterator[tuple[Source, str]]:
+    """The arguments in order, each ``-`` replaced by the lines of standard input, then
+    the lines of each --file; the output is flushed after each batch of lines, so a pipe
+    or a terminal gets each answer as its line arrives."""
+    for number, argument in enumerate(arguments, 1):
+        if argument == "-":
+            yield from lines_from("-", out)
+        else:
+            yield Source(number, None, None), argument
+    for name in files:
+        yield from lines_from(name, out)
+
+
+def lines_from(name: str, out: Output) -> Iterator[tuple[Source, str]]:
+    stream = open_input(name)
+    shown, line = shown_name(name), 0
+    try:
+        for batch in lines_of(stream):
+            for text in batch.lines:
+                line += 1
+                yield Source(None, shown, line), text
+            out.flush()
+    except OSError as exc:  # a failed read (a failed write is an OutputError)
+        if isinstance(exc, BrokenPipeError):
+            raise  # our output, not this input: main() ends quietly
+        raise UsageError(f"{shown}: {exc.strerror or exc}") from None
+    finally:
+        if name != "-":
+            stream.close()
 
 
 # -- commands --------------------------------------------------------------------------------
@@ -222,32 +335,38 @@ def line_of(fields: dict[str, object]) -> str:
     return f"{fields['token']:<5} {rest}"
 
 
-def parse_command(args: argparse.Namespace, out: TextIO) -> int:
-    """Each token's attributes; ``-`` reads tokens from stdin, one per line."""
+def parse_command(args: argparse.Namespace, out: Output) -> int:
+    """Each token's attributes; ``-`` reads tokens from stdin, --file from a file, one
+    per line."""
     kind = Pin if args.pin else Epin
     status = 0
-
-    for token in with_stdin(args.tokens):
+    for source, token in texts_of(args.tokens, args.file, out):
         try:
             fields = describe(kind.parse(token))
         except ParseError as exc:
             status = 1
             if args.json:
-                out.write(json.dumps({"token": json_text(token), "error": str(exc.reason)}) + "\n")
-            else:
+                finding = {**source.fields(), **json_token(token), "reason": str(exc.reason)}
+                out.write(json.dumps(finding) + "\n")
+            elif source.argument is not None:
                 out.write(f"{escaped(token)}: {exc.reason}\n")
+            else:
+                out.write(f"{source.prefix()} {escaped(token)}: {exc.reason}\n")
             continue
-        out.write((json.dumps(fields) if args.json else line_of(fields)) + "\n")
+        out.write(json.dumps({**source.fields(), **fields}) if args.json else line_of(fields))
+        out.write("\n")
     return status
 
 
-def validate_command(args: argparse.Namespace, out: TextIO) -> int:
-    """One token per line of each FILE (stdin without one); every invalid one reported."""
+def validate_command(args: argparse.Namespace, out: Output) -> int:
+    """One token per line of each FILE (stdin without one), or with --split any number
+    of whitespace-separated tokens; every invalid one reported."""
     kind = Pin if args.pin else Epin
     total = invalid = 0
     failed = False
+    counts = []
     for name in args.files or ["-"]:
-        shown_name = STDIN_NAME if name == "-" else name
+        shown = shown_name(name)
         try:
             stream = open_input(name)
         except UsageError as exc:
@@ -255,59 +374,112 @@ def validate_command(args: argparse.Namespace, out: TextIO) -> int:
             failed = True
             continue
         try:
-            line = 0
-            for batch in lines_of(stream):
-                result = kind.parse_many(batch, errors="mark")
-                for error in result.errors():
-                    invalid += 1
-                    if args.quiet:
-                        continue
-                    token = str(error.token)
-                    number = line + int(error.index or 0) + 1
-                    if args.json:
-                        finding = {
-                            "file": shown_name,
-                            "line": number,
-                            "token": json_text(token[:SHOWN]),
-                            "length": len(token.encode("utf-8", "surrogateescape")),
-                            "reason": str(error.reason),
-                        }
-                        out.write(json.dumps(finding) + "\n")
-                    else:
-                        out.write(f"{shown_name}:{number}: {escaped(token)}: {error.reason}\n")
-                line += len(batch)
-            total += line
+            judge = judge_words if args.split else judge_lines
+            valid, bad = judge(stream, kind, shown, args, out)
+            total, invalid = total + valid + bad, invalid + bad
+            counts.append((shown, valid, bad))
         except OSError as exc:  # a failed read (a failed write is an OutputError)
             if isinstance(exc, BrokenPipeError):
                 raise  # our output, not this input: main() ends quietly
-            report(UsageError(f"{name}: {exc.strerror or exc}"))
+            report(UsageError(f"{shown}: {exc.strerror or exc}"))
             failed = True
         finally:
             if name != "-":
                 stream.close()
-    if not args.quiet:
+    if args.count:
+        for shown, valid, bad in counts:
+            if args.json:
+                out.write(json.dumps({"file": shown, "valid": valid, "invalid": bad}) + "\n")
+            else:
+                named = f"{shown}: " if len(args.files) > 1 else ""
+                out.write(f"{named}{valid} valid, {bad} invalid\n")
+    elif not args.quiet:
         out.flush()
         say(f"{total - invalid} valid, {invalid} invalid")
     return 2 if failed else 1 if invalid else 0
 
 
-def tokenize_command(args: argparse.Namespace, out: TextIO) -> int:
+def judge_lines(
+    stream: BinaryIO, kind: type[Pin] | type[Epin], shown: str, args: argparse.Namespace,
+    out: Output,
+) -> tuple[int, int]:  # fmt: skip
+    """validate's findings for one token a line; (valid, invalid) counts."""
+    line = invalid = 0
+    for batch in lines_of(stream):
+        result = kind.parse_many(batch.lines, errors="mark")
+        errors = result.errors()
+        invalid += len(errors)
+        if not (args.quiet or args.count):
+            for error in errors:
+                index = int(error.index or 0)
+                token = str(error.token)
+                number = line + index + 1
+                if args.json:
+                    length = batch.cut.get(index)
+                    if length is None:
+                        length = len(token.encode("utf-8", "surrogateescape"))
+                    finding = {"file": shown, "line": number, **json_token(token[:SHOWN]),
+                               "length": length, "reason": str(error.reason)}  # fmt: skip
+                    out.write(json.dumps(finding) + "\n")
+                else:
+                    out.write(f"{shown}:{number}: {escaped(token)}: {error.reason}\n")
+            out.flush()  # each batch's findings as its lines arrive
+        line += len(batch.lines)
+    return line - invalid, invalid
+
+
+def judge_words(
+    stream: BinaryIO, kind: type[Pin] | type[Epin], shown: str, args: argparse.Namespace,
+    out: Output,
+) -> tuple[int, int]:  # fmt: skip
+    """validate --split: whitespace-separated tokens, read by the bulk bytes path; a
+    finding names the line and the position in it (characters, from 0)."""
+    line = 1
+    total = invalid = 0
+    for data in words_of(stream):
+        result = kind.parse_many(data, errors="mark")
+        errors = result.errors()
+        total += len(result)
+        invalid += len(errors)
+        if not (args.quiet or args.count):
+            for error in errors:
+                at = int(error.position or 0)
+                start = data.rfind(b"\n", 0, at) + 1
+                position = len(data[start:at].decode("utf-8", "surrogateescape"))
+                number = line + int(error.line or 1) - 1
+                raw = error.token
+                assert isinstance(raw, bytes)  # bytes input: its tokens are bytes
+                token = raw.decode("utf-8", "surrogateescape")
+                if args.json:
+                    finding = {
+                        "file": shown, "line": number, "position": position,
+                        **json_token(token[:SHOWN]), "reason": str(error.reason),
+                    }  # fmt: skip
+                    out.write(json.dumps(finding) + "\n")
+                else:
+                    out.write(f"{shown}:{number}:{position}: {escaped(token)}: {error.reason}\n")
+            out.flush()
+        line += data.count(b"\n")
+    return total - invalid, invalid
+
+
+def tokenize_command(args: argparse.Namespace, out: Output) -> int:
     """The tokens of back-to-back text (FEEN) with their positions, one per line."""
     kind = Pin if args.pin else Epin
     status = 0
-
-    for number, text in enumerate(with_stdin(args.texts), 1):
+    for source, text in texts_of(args.texts, args.file, out):
         try:
             items = kind.tokenize(text)
         except ParseError as exc:
             status = 1
             position = exc.position or 0
-            rest = text[position:]
+            token = text[position:]
             if args.json:
-                failure = {"text": number, "position": position, "error": str(exc.reason)}
-                out.write(json.dumps({**failure, "at": json_text(rest[:SHOWN])}) + "\n")
+                finding = {**source.fields(), "position": position, **json_token(token[:SHOWN]),
+                           "reason": str(exc.reason)}  # fmt: skip
+                out.write(json.dumps(finding) + "\n")
             else:
-                out.write(f"{number}:{position}: {escaped(rest)}: {exc.reason}\n")
+                out.write(f"{source.prefix()}{position}: {escaped(token)}: {exc.reason}\n")
             continue
         position = 0
         for item in items:
@@ -316,32 +488,31 @@ def tokenize_command(args: argparse.Namespace, out: TextIO) -> int:
                 continue
             written = str(item)
             if args.json:
-                out.write(json.dumps({"text": number, "position": position, **describe(item)}))
-                out.write("\n")
+                found = {**source.fields(), "position": position, **describe(item)}
+                out.write(json.dumps(found) + "\n")
             else:
-                out.write(f"{number}:{position}\t{written}\n")
+                out.write(f"{source.prefix()}{position}\t{written}\n")
             position += len(written)
     return status
 
 
-def bench_command(args: argparse.Namespace, out: TextIO) -> int:
+def bench_command(args: argparse.Namespace, out: Output) -> int:
     from ._bench import run
 
     # Progress goes to stderr; with stderr closed, nowhere.
     progress = sys.stderr if sys.stderr is not None else open(os.devnull, "w")
-    return run(args.tokens, args.repeat, out, progress)
+    return run(args.tokens, args.repeat, out, progress)  # type: ignore[arg-type]
 
 
-def demo(out: TextIO) -> int:
-    print(f"sashite-epin {__version__} ({IMPLEMENTATION} core): built-in tokens\n", file=out)
-    args = argparse.Namespace(tokens=DEMO_TOKENS, pin=False, json=False)
+def demo(out: Output) -> int:
+    out.write(f"sashite-epin {__version__} ({IMPLEMENTATION} core): built-in tokens\n\n")
+    args = argparse.Namespace(tokens=list(DEMO_TOKENS), file=[], pin=False, json=False)
     parse_command(args, out)
     k = Epin.parse("K^")
-    print(
+    out.write(
         f"\n{k!r}.derive() -> {k.derive()!r}; .pin.flip() -> {k.pin.flip()!r}; "
         f"Epin.parse('K^') is Epin(Pin('K', terminal=True)) -> "
-        f"{Epin.parse('K^') is Epin(Pin('K', terminal=True))}",
-        file=out,
+        f"{Epin.parse('K^') is Epin(Pin('K', terminal=True))}\n"
     )
     return 0
 
@@ -375,44 +546,75 @@ def build_parser(prog: str = "sashite-epin") -> argparse.ArgumentParser:
     parser = Parser(
         prog=prog,
         description="PIN / EPIN piece identifiers (Sashité). With no command: a demo.",
-        epilog="Exit status: 0 all valid, 1 some token invalid, 2 usage or I/O error.",
+        epilog="Exit status: 0 all valid, 1 some token invalid, 2 usage or I/O error, "
+        "130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", parser_class=Parser)
     p = commands.add_parser(
         "parse",
         help="print each token's attributes",
-        description="Print each TOKEN's attributes. A TOKEN may start with '-' (-p is a "
-        "token); '-' reads tokens from stdin, one per line.",
+        description="Print each TOKEN's attributes. Every argument that is not one of "
+        "the long options below is a TOKEN, even one starting with '-' (-p, -q are "
+        "tokens); -h is help, '-- -h' the token. '-' reads tokens from stdin, one per "
+        "line.",
     )
-    p.add_argument("tokens", nargs="+", metavar="TOKEN")
+    p.add_argument("tokens", nargs="*", metavar="TOKEN")
     v = commands.add_parser(
         "validate",
         help="check one token per line of each FILE",
         description="Check one token per line of each FILE (stdin when none, or '-'). Lines "
-        "are split on \\n only; one final \\r is removed (CRLF files). Each invalid token "
-        "is reported as FILE:LINE: 'token': reason on stdout; the counts go to stderr.",
+        "are split on \\n only; one final \\r is removed (CRLF files); a UTF-8 byte order "
+        "mark at the very start is skipped. Each invalid token is reported as "
+        "FILE:LINE: 'token': reason on stdout; the counts go to stderr.",
     )
     v.add_argument("files", nargs="*", metavar="FILE")
     v.add_argument("-q", "--quiet", action="store_true", help="print nothing: the exit status")
+    v.add_argument(
+        "-c", "--count", action="store_true",
+        help="print only the counts (per FILE when several), on stdout",
+    )  # fmt: skip
+    v.add_argument(
+        "--split", action="store_true",
+        help="read whitespace-separated tokens, any number a line (findings: "
+        "FILE:LINE:POSITION: 'token': reason)",
+    )  # fmt: skip
     t = commands.add_parser(
         "tokenize",
         help="split back-to-back text (FEEN) into tokens with their positions",
-        description="Print the tokens of each TEXT ('-': stdin, one text per line) as "
-        "TEXT:POSITION<tab>TOKEN, TEXT counted from 1, POSITION from 0; other characters "
-        "(digits, '/') are skipped.",
+        description="Print the tokens of each TEXT as N:POSITION<tab>TOKEN (N the "
+        "argument's number, from 1; POSITION from 0), and of each line of stdin ('-') or "
+        "of a --file as FILE:LINE:POSITION<tab>TOKEN; other characters (digits, '/') are "
+        "skipped. Every argument that is not a long option below is a TEXT.",
     )
-    t.add_argument("texts", nargs="+", metavar="TEXT")
+    t.add_argument("texts", nargs="*", metavar="TEXT")
+    p.set_defaults(parser=p)  # a missing TOKEN is that command's usage error
+    t.set_defaults(parser=t)
+    for sub, what in ((p, "token"), (t, "text")):
+        sub.add_argument(
+            "--file", action="append", default=[], metavar="FILE",
+            help=f"also read FILE, one {what} a line (repeatable)",
+        )  # fmt: skip
     for sub in (p, v, t):
         sub.add_argument("--json", action="store_true", help="one JSON object per line")
         sub.add_argument("--pin", action="store_true", help="use the PIN grammar")
-    b = commands.add_parser("bench", help="time the bulk paths against pure-Python baselines")
+    b = commands.add_parser(
+        "bench",
+        help="time the bulk paths against pure-Python baselines",
+        description="Time each bulk path (ns a token, best of --repeat runs after a "
+        "warm-up run) beside a pure-Python baseline doing the same work in the same "
+        "process, on built-in corpora of --tokens tokens; prints a Markdown table, "
+        "the progress on stderr. Below 1e5 tokens the figures are mostly overhead.",
+    )
     b.add_argument("--tokens", type=count, default=1_000_000, help="corpus size (1e6)")
     b.add_argument("--repeat", type=count, default=5, help="runs per figure, best kept (5)")
     return parser
 
 
-_OPTIONS = {"--json", "--pin", "-q", "--quiet", "-h", "--help"}
+# The options of parse and tokenize (every other argument is a token or a text): long
+# ones only, since every short option letter is also a token; --file takes a value.
+_OPTIONS = {"--json", "--pin", "-h", "--help"}
+_VALUED = {"--file"}
 
 
 def with_tokens_last(argv: list[str]) -> list[str]:
@@ -421,12 +623,16 @@ def with_tokens_last(argv: list[str]) -> list[str]:
     for at, word in enumerate(argv):
         if word in ("parse", "tokenize"):
             head, rest = argv[: at + 1], argv[at + 1 :]
-            options, tokens, ended = [], [], False
+            options, tokens, ended, valued = [], [], False, False
             for arg in rest:
-                if not ended and arg == "--":
-                    ended = True
-                elif not ended and arg in _OPTIONS:
+                if valued:
                     options.append(arg)
+                    valued = False
+                elif not ended and arg == "--":
+                    ended = True
+                elif not ended and (arg in _OPTIONS or arg.split("=", 1)[0] in _VALUED):
+                    options.append(arg)
+                    valued = arg in _VALUED
                 else:
                     tokens.append(arg)
             return head + options + ["--"] + tokens
@@ -456,9 +662,15 @@ def main(argv: Sequence[str] | None = None, prog: str = "sashite-epin") -> int:
     out = Output(sys.stdout)
     try:
         try:
-            args = build_parser(prog).parse_args(with_tokens_last(arguments))
+            parser = build_parser(prog)
+            args = parser.parse_args(with_tokens_last(arguments))
+            if args.command in ("parse", "tokenize"):
+                given = args.tokens if args.command == "parse" else args.texts
+                if not given and not args.file:
+                    what = "TOKEN" if args.command == "parse" else "TEXT"
+                    args.parser.error(f"give a {what}, '-' or --file FILE")
             command = COMMANDS.get(args.command)
-            status = command(args, out) if command else demo(out)  # type: ignore[arg-type]
+            status = command(args, out) if command else demo(out)
             out.flush()
             return status
         except UsageError as exc:

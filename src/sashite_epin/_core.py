@@ -19,7 +19,7 @@ if os.environ.get("SASHITE_EPIN_PURE_PYTHON", "") not in ("", "0"):
     _choice = "python"
 if _choice not in ("", "cython", "python"):
     raise ImportError(
-        f"SASHITE_EPIN_IMPLEMENTATION must be 'cython', 'python' or unset, not {_choice!r}"
+        f"SASHITE_EPIN_IMPLEMENTATION must be 'cython', 'python' or unset, not {_choice!a}"
     )
 
 if TYPE_CHECKING:

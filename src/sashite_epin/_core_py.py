@@ -108,7 +108,7 @@ def use_bytes_kernel(name: str) -> str:
     string columns, and the Arrow export and to_bytes() for their output; returns the
     one used before.  For tests and benchmarks: every kernel gives the same results."""
     if name not in KERNELS:
-        raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)}, not {name!r}")
+        raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)}, not {name!a}")
     return KERNELS[0]
 
 

@@ -42,9 +42,12 @@ def reason_text(reason: int, notation: str) -> Reason:
 
 def _shown(token: object) -> str:
     # str.__repr__ / bytes.__repr__ directly: a subclass's own __repr__ is not trusted.
+    # As ascii() quotes: whatever is not ASCII escaped, so a look-alike (the Kelvin sign)
+    # never prints as the letter it imitates.
     if isinstance(token, str):
         head = str.__getitem__(token, slice(0, _SHOWN))
-        return str.__repr__(head) + ("..." if str.__len__(token) > _SHOWN else "")
+        quoted = str.__repr__(head).encode("ascii", "backslashreplace").decode("ascii")
+        return quoted + ("..." if str.__len__(token) > _SHOWN else "")
     if isinstance(token, (bytes, bytearray)):
         short = bytes(token[:_SHOWN])
         return bytes.__repr__(short) + ("..." if len(token) > _SHOWN else "")
@@ -130,6 +133,6 @@ class ParseError(ValueError):
 
 def _shown_label(label: object) -> str:
     # A label is the user's own value (an int, a str, a tuple for a MultiIndex): shown
-    # as repr, cut like a token.
-    text = repr(label)
+    # as ascii() shows it (repr, non-ASCII escaped), cut like a token.
+    text = ascii(label)
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."

@@ -105,7 +105,7 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
         raise TypeError(f"{what} code must be an int, not bool")
     value = operator_index(code)  # type: ignore[arg-type]  # TypeError if not integral
     if not 0 <= value < CODE_LIMIT or table[value] is None:
-        raise ValueError(f"no {what} has code {value!r}")
+        raise ValueError(f"no {what} has code {value!a}")
     return value
 
 

@@ -61,7 +61,7 @@ class NativeStyles(Generic[StyleT]):
             return Epin(pin)
         if style == (self.first if pin.is_second else self.second):
             return Epin(pin, True)
-        raise ValueError(f"style {style!r} is neither side's native style")
+        raise ValueError(f"style {style!a} is neither side's native style")
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not NativeStyles:

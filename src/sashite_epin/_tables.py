@@ -96,7 +96,7 @@ class Categories:
 
     def parse(self, epin: bool, errors: str) -> TokenArray:
         if errors not in ("raise", "mark"):  # the table below is always parsed marked
-            raise ValueError(f"errors must be 'raise' or 'mark', not {errors!r}")
+            raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
         categories = self.values.categories
         # The categories and a missing value after them, which code -1 (a missing
         # entry) takes as a position counted from the end.
