@@ -345,6 +345,11 @@ def test_tokenize_prints_tokens_with_positions() -> None:
     assert cli("tokenize", "--pin", "K'").stdout == "1:0\tK\n"  # ' is no PIN character
 
 
+def test_bench_help_says_what_it_measures() -> None:
+    done = cli("bench", "--help")
+    assert "warm-up" in done.stdout and "baseline" in done.stdout
+
+
 @pytest.mark.parametrize("spelling", ["2000", "2_000", "2,000", "2e3", "2.0e3"])
 def test_bench_accepts_the_usual_spellings_of_a_number(spelling: str) -> None:
     from sashite_epin._cli import count
@@ -395,6 +400,10 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     steps = 21 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
+    assert "too few to time well" in done.stdout  # 2,000 tokens
+    rows = [line.split(" | ")[:2] for line in done.stdout.splitlines() if line.startswith("| ")]
+    labels = [tuple(row) for row in rows[2:]]  # past the header and its rule
+    assert len(labels) == len(set(labels)), "every row has its own label"
     if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
         steps -= 1
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr

@@ -103,3 +103,49 @@ def test_docstring_examples_run() -> None:
             runner.run(test, out=failures.append)
     assert runner.failures == 0, "".join(failures)
     assert runner.tries >= 2  # the package's and NativeStyles' examples at least
+
+
+def test_the_reference_documents_every_public_name_in_its_own_words(tmp_path: Path) -> None:
+    """The built API reference has an entry for every name in ``__all__``, and no
+    entry shows the docstring of a builtin type (an int constant documented by
+    ``int``'s own text)."""
+    if (
+        importlib.util.find_spec("sphinx") is None
+        or importlib.util.find_spec("myst_parser") is None
+    ):
+        pytest.skip("Sphinx and MyST are not installed here")
+    import html
+
+    import sashite_epin
+
+    build = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html"]
+    done = subprocess.run(
+        [*build, str(ROOT / "docs"), str(tmp_path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "api.html").read_text()
+    missing = [n for n in sashite_epin.__all__ if f'id="sashite_epin.{n}"' not in page]
+    assert not missing
+    for builtin in (int, str, object, float, bool):
+        first_line = html.escape(str(builtin.__doc__).splitlines()[0])
+        assert first_line not in page, builtin
+
+
+def test_every_public_callable_says_what_it_does_in_its_own_words() -> None:
+    """help() on any public method tells it whole: a docstring of its own, not one
+    that sends the reader to another method."""
+    import inspect
+
+    import sashite_epin
+
+    owners = [getattr(sashite_epin, name) for name in sashite_epin.__all__]
+    lacking = []
+    for owner in [o for o in owners if isinstance(o, type)]:
+        for name in dir(owner):
+            member = getattr(owner, name)
+            if name.startswith("_") or not callable(member) or isinstance(member, type):
+                continue
+            doc = inspect.getdoc(member) or ""
+            if not doc or re.search(r"\bas for\b|\bsee (Pin|Epin)\b", doc):
+                lacking.append(f"{owner.__name__}.{name}")
+    assert not lacking

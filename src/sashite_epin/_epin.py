@@ -6,7 +6,15 @@ from __future__ import annotations
 from . import _tables
 from ._core import TokenArray, core
 from ._layout import DERIVED_BIT, all_codes
-from ._pin import _PINS, Pin, as_static, fill_slots, real_bool, table_index
+from ._pin import (
+    _PINS,
+    PARSE_MANY_DOC,
+    Pin,
+    as_static,
+    fill_slots,
+    real_bool,
+    table_index,
+)
 from ._token import Token, final
 
 # typing is not imported at run time (it costs more than the rest of the import):
@@ -62,8 +70,7 @@ class Epin(Token):
 
     @staticmethod
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
-        """Parse many EPIN tokens at once; inputs, result and ``errors`` as for
-        ``Pin.parse_many``."""
+        # The docstring is PARSE_MANY_DOC's, set below.
         return _tables.parse_many(tokens, True, errors)
 
     @staticmethod
@@ -109,6 +116,9 @@ class Epin(Token):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Epin.from_code, (self.code,))
+
+
+Epin.parse_many.__doc__ = PARSE_MANY_DOC.format(notation="EPIN")
 
 
 def _build() -> tuple[Any, ...]:  # Epin at every code, None between

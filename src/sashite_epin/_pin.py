@@ -109,6 +109,34 @@ def table_index(code: object, table: tuple[Any, ...], what: str) -> int:
     return value
 
 
+PARSE_MANY_DOC = """Parse many {notation} tokens at once into a TokenArray (records + objects).
+
+``tokens``, one token per entry unless said otherwise:
+
+- a list or tuple of str (fastest of the Python containers), any other iterable
+  of str (read in chunks, never materialised whole);
+- an Arrow string column: any object exporting the Arrow PyCapsule interface
+  (pyarrow Array / ChunkedArray / one-column Table, polars Series, pandas
+  Series with an Arrow-backed dtype, DuckDB and nanoarrow results), of type
+  utf8, large_utf8, string_view or a dictionary of them, read in place;
+- a 1-dimensional numpy array of dtype S, U, object or StringDType, or a
+  pandas object Series;
+- a bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated
+  by runs of ASCII whitespace, as ``bytes.split()`` splits.
+
+Missing values (None, NaN, pandas.NA, Arrow nulls) are invalid entries with the
+reason "missing value"; any other non-str item is a TypeError naming its index.
+``errors="raise"``: the first invalid entry raises ParseError with ``.index``
+(and for bytes input ``.position``, its byte offset, and ``.line``);
+``errors="mark"``: invalid entries are kept as zero records (``None`` when
+indexed), their indices are in ``result.invalid`` and ``result.errors()``
+keeps what each one was.
+
+A pandas Series, Index or one-column DataFrame keeps its index: ``result.labels``,
+the rows of ``to_pandas()``, and ``ParseError.label`` beside ``.index``.
+"""
+
+
 @final
 class Pin(Token):
     """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
@@ -175,29 +203,7 @@ class Pin(Token):
 
     @staticmethod
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
-        """Parse many PIN tokens at once into a TokenArray (records + objects).
-
-        ``tokens``, one token per entry unless said otherwise:
-
-        - a list or tuple of str (fastest of the Python containers), any other iterable
-          of str (read in chunks, never materialised whole);
-        - an Arrow string column: any object exporting the Arrow PyCapsule interface
-          (pyarrow Array / ChunkedArray / one-column Table, polars Series, pandas
-          Series with an Arrow-backed dtype, DuckDB and nanoarrow results), of type
-          utf8, large_utf8, string_view or a dictionary of them, read in place;
-        - a 1-dimensional numpy array of dtype S, U, object or StringDType, or a
-          pandas object Series;
-        - a bytes-like object (bytes, bytearray, memoryview, mmap) of tokens separated
-          by runs of ASCII whitespace, as ``bytes.split()`` splits.
-
-        Missing values (None, NaN, pandas.NA, Arrow nulls) are invalid entries with the
-        reason "missing value"; any other non-str item is a TypeError naming its index.
-        ``errors="raise"``: the first invalid entry raises ParseError with ``.index``
-        (and for bytes input ``.position``, its byte offset, and ``.line``);
-        ``errors="mark"``: invalid entries are kept as zero records (``None`` when
-        indexed), their indices are in ``result.invalid`` and ``result.errors()``
-        keeps what each one was.
-        """
+        # The docstring is PARSE_MANY_DOC's, set below: Epin's says the same for EPIN.
         return _tables.parse_many(tokens, False, errors)
 
     @staticmethod
@@ -326,6 +332,9 @@ class Pin(Token):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Pin.from_code, (self.code,))
+
+
+Pin.parse_many.__doc__ = PARSE_MANY_DOC.format(notation="PIN")
 
 
 def fill_slots(cls: type, codes: list[int], columns: dict[str, list[Any]]) -> tuple[Any, ...]:
