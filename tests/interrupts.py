@@ -54,6 +54,9 @@ def case(name: str) -> Callable[[], object]:
 
         chunks = pa.chunked_array([pa.array(tokens * (repeat // 4))] * 4)
         return lambda: Epin.parse_many(chunks)
+    if name == "tokenize_many":
+        column = list(PLACEMENTS) * (COUNT // 30 // len(PLACEMENTS))
+        return lambda: Epin.tokenize_many(column)
     if name == "tokenize":
         text = "".join(PLACEMENTS) * (COUNT // 250)
         return lambda: Epin.tokenize(text)

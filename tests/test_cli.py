@@ -397,7 +397,7 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
     # twin); the signal-check rows (compiled core only)
-    steps = 21 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18
+    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     assert "too few to time well" in done.stdout  # 2,000 tokens
@@ -407,7 +407,8 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
         steps -= 1
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
-    assert f"[{steps}/{steps}] FEEN placements: tokenize ..." in done.stderr
+    assert f"[{steps}/{steps}] FEEN placements: tokenize_many ..." in done.stderr
+    assert "| Epin.tokenize_many(column of placements) | FEEN |" in done.stdout
     if compiled:
         header = done.stdout.splitlines()[0]
         assert f"bytes kernel {sashite_epin.BYTES_KERNEL}" in header

@@ -35,6 +35,7 @@ CASES = [
     "Arrow export",
     "from_codes",
     "tokenize",
+    "tokenize_many",
 ]
 
 pytestmark = pytest.mark.skipif(

@@ -217,6 +217,7 @@ cdef class TokenArray:
     cdef object _invalid       # array('q') of the indices of entries marked invalid, or ()
     cdef list _rejected        # for each: (token, reason number, byte offset, line)
     cdef object _labels        # the input's pandas Index, or None
+    cdef object _layout        # tokenize_many's (offsets, row_offsets, missing rows), or None
     cdef Py_ssize_t view_shape[1]
     cdef Py_ssize_t view_strides[1]
 
@@ -226,6 +227,7 @@ cdef class TokenArray:
         self._invalid = ()
         self._rejected = []
         self._labels = None
+        self._layout = None
 
     def __dealloc__(self):
         records_free(self.records)
@@ -240,6 +242,31 @@ cdef class TokenArray:
         """The pandas Index of the input the entries were read from (a Series' index,
         an Index itself), following the entries through selections; None otherwise."""
         return self._labels
+
+    @property
+    def offsets(self):
+        """``tokenize_many``'s: each token's offset in its text (characters from 0), as
+        array('q'); None for other results (and for a selection of one)."""
+        return None if self._layout is None else self._layout[0]
+
+    @property
+    def row_offsets(self):
+        """``tokenize_many``'s: the token range of each text, Arrow-style (array('q') of
+        texts + 1 entries: text i's tokens are entries ``row_offsets[i]`` up to
+        ``row_offsets[i + 1]``); None for other results."""
+        return None if self._layout is None else self._layout[1]
+
+    @property
+    def rows(self):
+        """``tokenize_many``'s: each token's text (its row), as array('q'); None for
+        other results."""
+        return None if self._layout is None else rows_of(self._layout[1])
+
+    @property
+    def missing_rows(self):
+        """``tokenize_many``'s: the rows whose text was missing (None, NaN, pandas.NA),
+        as array('q'): they hold no token; None for other results."""
+        return None if self._layout is None else self._layout[2]
 
     @property
     def invalid(self):
@@ -531,7 +558,8 @@ cdef class TokenArray:
         return f"<TokenArray {self.notation} [{shown}{more}] ({self.count} tokens)>"
 
     def __reduce__(self):
-        return (rebuild_token_array, (self.epin, bytes(self), self._rejected, self._labels))
+        return (rebuild_token_array,
+                (self.epin, bytes(self), self._rejected, self._labels, self._layout))
 
     # -- Arrow: the PyCapsule interface (see _export_c.pxi for the columns) -----------
     def __arrow_c_schema__(self):
@@ -723,7 +751,7 @@ cdef TokenArray new_token_array(Py_ssize_t count, bint epin):
     return result
 
 
-def rebuild_token_array(bint epin, bytes records, rejected=(), labels=None):
+def rebuild_token_array(bint epin, bytes records, rejected=(), labels=None, layout=None):
     """Unpickling: records are checked, never trusted; rejected holds one
     (token, reason, byte offset, line) per zero record."""
     cdef Py_ssize_t count = len(records) // 5, i
@@ -745,6 +773,7 @@ def rebuild_token_array(bint epin, bytes records, rejected=(), labels=None):
         result._invalid = new_array("q", marked)
     result._rejected = checked_rejected(rejected, len(marked))
     set_labels(result, labels)
+    result._layout = _marks.checked_layout(layout, count)
     return result
 
 

@@ -35,13 +35,14 @@ class TokenArray:
     ``tokens()``, ``to_bytes()`` and ``codes()`` format back.
     """
 
-    __slots__ = ("_epin", "_invalid", "_labels", "_records", "_rejected")
+    __slots__ = ("_epin", "_invalid", "_labels", "_layout", "_records", "_rejected")
 
     _records: bytes
     _epin: bool
     _invalid: array[int]
     _rejected: list[Rejected]
     _labels: Any
+    _layout: Any  # tokenize_many's (offsets, row_offsets, missing rows), or None
 
     @classmethod
     def _make(
@@ -56,6 +57,7 @@ class TokenArray:
         self._records, self._epin, self._invalid = records, epin, array("q", invalid)
         self._rejected = list(rejected)
         self._labels = labels
+        self._layout = None
         return self
 
     @property
@@ -63,6 +65,31 @@ class TokenArray:
         """The pandas Index of the input the entries were read from (a Series' index,
         an Index itself), following the entries through selections; None otherwise."""
         return self._labels
+
+    @property
+    def offsets(self) -> array[int] | None:
+        """``tokenize_many``'s: each token's offset in its text (characters from 0), as
+        array('q'); None for other results (and for a selection of one)."""
+        return None if self._layout is None else self._layout[0]
+
+    @property
+    def row_offsets(self) -> array[int] | None:
+        """``tokenize_many``'s: the token range of each text, Arrow-style (array('q') of
+        texts + 1 entries: text i's tokens are entries ``row_offsets[i]`` up to
+        ``row_offsets[i + 1]``); None for other results."""
+        return None if self._layout is None else self._layout[1]
+
+    @property
+    def rows(self) -> array[int] | None:
+        """``tokenize_many``'s: each token's text (its row), as array('q'); None for
+        other results."""
+        return None if self._layout is None else rows_of(self._layout[1])
+
+    @property
+    def missing_rows(self) -> array[int] | None:
+        """``tokenize_many``'s: the rows whose text was missing (None, NaN, pandas.NA),
+        as array('q'): they hold no token; None for other results."""
+        return None if self._layout is None else self._layout[2]
 
     @property
     def notation(self) -> str:
@@ -195,7 +222,7 @@ class TokenArray:
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             rebuild_token_array,
-            (self._epin, self._records, self._rejected, self._labels),
+            (self._epin, self._records, self._rejected, self._labels, self._layout),
         )
 
     # -- Arrow: the PyCapsule interface (see _export_py.py for the columns) ---------------
@@ -238,8 +265,20 @@ class TokenArray:
         return _frames.to_polars(self)
 
 
+def rows_of(row_offsets: array[int]) -> array[int]:
+    """Each token's row, from the rows' token ranges (rows + 1 entries)."""
+    rows = array("q")
+    for i in range(len(row_offsets) - 1):
+        rows.extend([i] * (row_offsets[i + 1] - row_offsets[i]))
+    return rows
+
+
 def rebuild_token_array(
-    epin: bool, records: bytes, rejected: Sequence[Rejected] = (), labels: Any = None
+    epin: bool,
+    records: bytes,
+    rejected: Sequence[Rejected] = (),
+    labels: Any = None,
+    layout: Any = None,
 ) -> TokenArray:
     """Unpickling: records are checked, never trusted; rejected holds one
     (token, reason, byte offset, line) per zero record."""
@@ -254,9 +293,11 @@ def rebuild_token_array(
         code = code_of_record(r)
         if not (is_code(code) and (epin or not code & 1) and record_of_code(code) == r):
             raise ValueError(f"record {i} is not a valid {'EPIN' if epin else 'PIN'} record")
-    return TokenArray._make(
+    result = TokenArray._make(
         epin, bytes(records), marked, _checked_rejected(rejected, len(marked)), labels
     )
+    result._layout = _marks.checked_layout(layout, len(result))
+    return result
 
 
 def _checked_rejected(rejected: Sequence[Rejected], count: int) -> list[Rejected]:

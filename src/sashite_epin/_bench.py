@@ -269,6 +269,22 @@ def feen_row(repeat: int) -> tuple[str, str, float, str, float]:
     return ("Epin.tokenize(placement) per string", "FEEN", ns, "regex finditer + dict", base_ns)
 
 
+def tokenize_many_rows(count: int, repeat: int) -> list[tuple[str, str, float, str, float]]:
+    """Epin.tokenize_many over a column of FEEN placements of about count tokens, ns per
+    token, beside tokenize row by row and the regex row by row."""
+    column = [PLACEMENTS[i % len(PLACEMENTS)] for i in range(max(count // 34, 1))]
+    tokens = len(Epin.tokenize_many(column))
+    regex = regex_tokenizer()
+    ns = best_ns(lambda: Epin.tokenize_many(column), tokens, repeat)
+    name = "Epin.tokenize_many(column of placements)"
+    return [
+        (name, "FEEN", ns, "[Epin.tokenize(t) for t in column]",
+         best_ns(lambda: [Epin.tokenize(t) for t in column], tokens, repeat)),
+        (f"{name}, beside the regex", "FEEN", ns, "[regex(t) for t in column]",
+         best_ns(lambda: [regex(t) for t in column], tokens, repeat)),
+    ]  # fmt: skip
+
+
 # How much larger the large-input row is than the bench's size: a result of ten million
 # tokens is 50 MB, past what malloc keeps for reuse.
 LARGE_SCALE = 10
@@ -294,7 +310,7 @@ def run(
             *_bench_signals.signal_rows(uniform_tokens),
         )
     ]
-    total = len(work_list) + 3  # and the two text rows and the large input
+    total = len(work_list) + 4  # and the text rows, the large input and tokenize_many
     step = 0
     for corpus_name, (name, work, base_name, base) in work_list:
         step += 1
@@ -302,16 +318,18 @@ def run(
         ns, base_ns = best_ns(work, count, repeat), best_ns(base, count, repeat)
         rows.append((name, corpus_name, ns, base_name, base_ns))
     name, work, larger = _bench_tables.large_row(uniform_tokens, LARGE_SCALE)
-    print(f"[{total - 2}/{total}] uniform: {name} ...", file=progress, flush=True)
+    print(f"[{total - 3}/{total}] uniform: {name} ...", file=progress, flush=True)
     joined = "\n".join(uniform_tokens).encode()
     rows.append((
         f"{name} -> result", "uniform", best_ns(work, larger, repeat),
         "the usual size", best_ns(lambda: Epin.parse_many(joined, errors="mark"), count, repeat),
     ))  # fmt: skip
-    print(f"[{total - 1}/{total}] uniform: tokenize one text ...", file=progress, flush=True)
+    print(f"[{total - 2}/{total}] uniform: tokenize one text ...", file=progress, flush=True)
     rows.append(text_row(corpora["uniform"], repeat))
-    print(f"[{total}/{total}] FEEN placements: tokenize ...", file=progress, flush=True)
+    print(f"[{total - 1}/{total}] FEEN placements: tokenize ...", file=progress, flush=True)
     rows.append(feen_row(repeat))
+    print(f"[{total}/{total}] FEEN placements: tokenize_many ...", file=progress, flush=True)
+    rows.extend(tokenize_many_rows(count, repeat))
     print(
         f"sashite-epin bench: {count:,} tokens, best of {repeat}, {IMPLEMENTATION} core, "
         f"bytes kernel {kernels()}; {machine()}",

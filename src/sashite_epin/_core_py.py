@@ -13,7 +13,7 @@ friends show, and the compiled core carries the same ones.
 from typing import Any as _Any
 
 from . import _bulk_py
-from ._array_py import TokenArray, from_codes, rebuild_token_array, set_labels
+from ._array_py import TokenArray, from_codes, rebuild_token_array, rows_of, set_labels
 from ._bulk_py import parse_many
 from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
@@ -21,7 +21,7 @@ from ._objects_py import objects as _objects
 from ._objects_py import register
 from ._scan_py import format_code
 from ._scan_py import scan as _scan
-from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_pin
+from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_many, tokenize_pin
 
 IMPLEMENTATION = "python"
 
@@ -137,12 +137,14 @@ __all__ = [
     "pin_code",
     "rebuild_token_array",
     "register",
+    "rows_of",
     "safe_parse_epin",
     "safe_parse_pin",
     "scan_epin",
     "scan_pin",
     "set_labels",
     "tokenize_epin",
+    "tokenize_many",
     "tokenize_pin",
     "use_bytes_kernel",
     "use_piece_size",

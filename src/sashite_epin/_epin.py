@@ -9,6 +9,7 @@ from ._layout import DERIVED_BIT, all_codes
 from ._pin import (
     _PINS,
     PARSE_MANY_DOC,
+    TOKENIZE_MANY_DOC,
     Pin,
     as_static,
     fill_slots,
@@ -74,6 +75,11 @@ class Epin(Token):
         return _tables.parse_many(tokens, True, errors)
 
     @staticmethod
+    def tokenize_many(texts: object, *, errors: str = "raise") -> TokenArray:
+        # The docstring is TOKENIZE_MANY_DOC's, set below.
+        return _tables.tokenize_many(texts, True, errors)
+
+    @staticmethod
     def from_codes(codes: object) -> TokenArray:
         """A TokenArray of the Epins whose codes these are (what ``TokenArray.codes()``
         gives, or any iterable of ints); 0xFFFF marks an entry invalid."""
@@ -119,6 +125,7 @@ class Epin(Token):
 
 
 Epin.parse_many.__doc__ = PARSE_MANY_DOC.format(notation="EPIN")
+Epin.tokenize_many.__doc__ = TOKENIZE_MANY_DOC.format(notation="EPIN", kind="Epin")
 
 
 def _build() -> tuple[Any, ...]:  # Epin at every code, None between

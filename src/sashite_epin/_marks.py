@@ -162,3 +162,32 @@ class ErrorList(Sequence):  # type: ignore[type-arg]
 
     def __repr__(self) -> str:
         return f"<{len(self)} errors of {self._notation} entries>"
+
+
+def checked_layout(layout: object, count: int) -> Any:
+    """tokenize_many's layout from a pickle, checked, never trusted: (offsets: one
+    non-negative offset per entry, row_offsets: rows + 1 entries from 0 to count, never
+    going back, missing: rows in range, increasing), each an array('q'); None stays
+    None."""
+    if layout is None:
+        return None
+    from array import array
+    from itertools import pairwise
+
+    try:
+        offsets, row_offsets, missing = (array("q", part) for part in layout)  # type: ignore[attr-defined]
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("layout must be three sequences of integers") from None
+    rows = len(row_offsets) - 1
+    ranges_ok = rows >= 0 and row_offsets[0] == 0 and row_offsets[-1] == count
+    if not (
+        len(offsets) == count
+        and all(o >= 0 for o in offsets)
+        and ranges_ok
+        and all(a <= b for a, b in pairwise(row_offsets))
+        and all(0 <= r < rows for r in missing)
+        and all(a < b for a, b in pairwise(missing))
+        and all(row_offsets[r] == row_offsets[r + 1] for r in missing)
+    ):
+        raise ValueError("layout does not describe these entries")
+    return (offsets, row_offsets, missing)

@@ -137,6 +137,25 @@ the rows of ``to_pandas()``, and ``ParseError.label`` beside ``.index``.
 """
 
 
+TOKENIZE_MANY_DOC = """The {notation} tokens of many texts at once (a column of FEEN placements,
+one position a row), in order, as one TokenArray: what ``{kind}.tokenize`` gives for
+each text, without a Python object per token.
+
+``texts``: a list or tuple of str (fastest), a pandas Series or Index, an Arrow string
+column (pyarrow, polars, DuckDB), a numpy array of str, or any iterable of str.  None,
+NaN and pandas.NA are missing rows: they hold no token (``missing_rows`` lists them).
+
+The result says where each token came from: ``offsets`` (its character offset in its
+text, as ``tokenize`` counts), ``rows`` (its text's number) and ``row_offsets`` (per
+text, Arrow-style: text i's tokens are entries ``row_offsets[i]`` up to
+``row_offsets[i + 1]``), each an array('q').  What lies between tokens is not read.
+``errors="raise"``: a text ``tokenize`` refuses raises its ParseError with ``.index``
+(the row) and ``.position`` (the offset); ``errors="mark"``: that row holds one entry
+marked invalid instead of its tokens, at that offset, with its reason in
+``errors()``.  A pandas input's index labels each token with its row's label.
+"""
+
+
 @final
 class Pin(Token):
     """A PIN token: abbreviation, side, state and terminal status (PIN 1.0.0)."""
@@ -205,6 +224,11 @@ class Pin(Token):
     def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
         # The docstring is PARSE_MANY_DOC's, set below: Epin's says the same for EPIN.
         return _tables.parse_many(tokens, False, errors)
+
+    @staticmethod
+    def tokenize_many(texts: object, *, errors: str = "raise") -> TokenArray:
+        # The docstring is TOKENIZE_MANY_DOC's, set below: Epin's says the same for EPIN.
+        return _tables.tokenize_many(texts, False, errors)
 
     @staticmethod
     def from_codes(codes: object) -> TokenArray:
@@ -335,6 +359,7 @@ class Pin(Token):
 
 
 Pin.parse_many.__doc__ = PARSE_MANY_DOC.format(notation="PIN")
+Pin.tokenize_many.__doc__ = TOKENIZE_MANY_DOC.format(notation="PIN", kind="Pin")
 
 
 def fill_slots(cls: type, codes: list[int], columns: dict[str, list[Any]]) -> tuple[Any, ...]:

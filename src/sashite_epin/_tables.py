@@ -106,3 +106,78 @@ class Categories:
             first = result.errors()[0]
             raise ParseError(first.token, first.reason, first.notation, first.index)
         return result
+
+
+def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
+    """The core's tokenize_many, each input kind read as a list of its texts (a pandas
+    object's index kept: each token gets its row's label)."""
+    labels = None
+    if isinstance(texts, (list, tuple)):
+        rows: object = texts
+    elif isinstance(texts, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            "tokenize_many takes many texts (a list of str, a column), not one "
+            f"{type(texts).__name__}: Epin.tokenize reads one"
+        )
+    elif type(texts).__module__.startswith("pandas"):
+        import pandas  # already imported: texts comes from it
+
+        if isinstance(texts, pandas.DataFrame):
+            if texts.shape[1] != 1:
+                raise TypeError(
+                    "tokenize_many reads one column: pass df[name], not a DataFrame of "
+                    f"{texts.shape[1]} columns"
+                )
+            texts = texts.iloc[:, 0]
+        labels = getattr(texts, "index", None) if isinstance(texts, pandas.Series) else None
+        if isinstance(texts, pandas.Index):
+            labels = texts
+        rows = list(texts)  # type: ignore[call-overload]
+    else:
+        rows = texts_of(texts)
+    try:
+        result = core.tokenize_many(rows, epin, errors)
+    except ParseError as error:
+        if labels is None or error.index is None:
+            raise
+        raise ParseError(
+            error.token, error.reason, error.notation, error.index, error.position,
+            error.line, label_of(labels, error.index),
+        ) from None  # fmt: skip
+    if labels is not None:
+        import numpy  # pandas brings it
+
+        core.set_labels(result, labels.take(numpy.asarray(result.rows, dtype=numpy.intp)))
+    return result
+
+
+def texts_of(texts: Any) -> list[object]:
+    """The texts of a column that is not a list: an Arrow array or stream (pyarrow,
+    polars, DuckDB, nanoarrow), a numpy array, any iterable."""
+    if hasattr(texts, "to_pylist"):  # pyarrow
+        return texts.to_pylist()  # type: ignore[no-any-return]
+    if hasattr(texts, "to_list"):  # polars
+        return texts.to_list()  # type: ignore[no-any-return]
+    if hasattr(texts, "__arrow_c_stream__") or hasattr(texts, "__arrow_c_array__"):
+        try:
+            import pyarrow
+        except ImportError:
+            raise TypeError(
+                "tokenize_many reads this Arrow column through pyarrow, which "
+                "is not installed: pass a list of its texts"
+            ) from None
+        if hasattr(texts, "__arrow_c_array__"):
+            return pyarrow.array(texts).to_pylist()  # type: ignore[no-any-return]
+        column = pyarrow.chunked_array(texts)
+        if pyarrow.types.is_struct(column.type):  # a one-column table's batches
+            column = column.combine_chunks().field(0)
+        return column.to_pylist()  # type: ignore[no-any-return]
+    if hasattr(texts, "tolist") and hasattr(texts, "dtype"):  # numpy
+        return texts.tolist()  # type: ignore[no-any-return]
+    try:
+        return list(texts)
+    except TypeError:
+        raise TypeError(
+            "tokenize_many takes a list of str, an Arrow string column, a numpy array or "
+            f"any iterable of str, not {type(texts).__name__}"
+        ) from None

@@ -3,6 +3,8 @@
 # is _text_py.py.
 
 from cpython.list cimport PyList_Append
+from cpython.buffer cimport PyBUF_READ
+from cpython.memoryview cimport PyMemoryView_FromMemory
 from cpython.unicode cimport PyUnicode_Substring
 from libc.stdint cimport uint64_t
 
@@ -227,3 +229,298 @@ def tokenize_epin(s):
     kept as ``str`` items.  ParseError (with ``.position``) where a token character
     starts no token."""
     return tokenize(s, True)
+
+
+# -- many texts at once: the bulk form of tokenize -----------------------------------------
+
+def tokenize_many(texts, bint epin, errors="raise"):
+    """The tokens of every text of a list or tuple (None, NaN and pandas.NA: a missing
+    row), in order, as one TokenArray whose ``offsets``, ``row_offsets`` and ``rows``
+    say where each came from; see Pin.tokenize_many / Epin.tokenize_many."""
+    cdef bint mark
+    if errors == "raise":
+        mark = False
+    elif errors == "mark":
+        mark = True
+    else:
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    if not isinstance(texts, (list, tuple)):
+        raise TypeError(f"tokenize_many reads a list or tuple of str here, not "
+                        f"{type(texts).__name__}")
+    # Read under the list's own lock where threads run free (see parse_many).
+    with cython.critical_section(texts):
+        return tokenize_rows(<const char*>PySequence_Fast_ITEMS(texts), len(texts), epin,
+                             mark, texts)
+
+
+cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are read
+    unsigned char* records   # records_alloc's: the result takes it as it is
+    int64_t* offsets
+    unsigned short codes[TOKEN_BATCH]  # scan_many's, a batch at a time
+    Py_ssize_t starts[TOKEN_BATCH]
+    Py_ssize_t capacity      # tokens
+    unsigned char* text      # a piece of texts, each followed by a newline
+    Py_ssize_t text_room
+    int64_t* row_start       # where each text of the piece starts in it, and its end
+    Py_ssize_t row_room
+
+
+cdef void* grown(void* p, Py_ssize_t size) noexcept nogil:
+    return realloc(p, size if size > 0 else 1)
+
+
+cdef int grow(Grown* g, Py_ssize_t need) noexcept nogil:
+    """Room for need tokens at least (doubling); -1 when out of memory.  The records
+    through _memory.h, whose spare block a call on a column of the same size reuses
+    (fresh memory is page faults, more than the scan)."""
+    cdef Py_ssize_t capacity = g.capacity if g.capacity else 4096
+    cdef void* p
+    if need <= g.capacity:
+        return 0
+    while capacity < need:
+        capacity *= 2
+    p = records_realloc(g.records, 5 * capacity + SLACK)
+    if p == NULL:
+        return -1
+    g.records = <unsigned char*>p
+    p = grown(g.offsets, 8 * capacity)
+    if p == NULL:
+        return -1
+    g.offsets = <int64_t*>p
+    g.capacity = capacity
+    return 0
+
+
+cdef Py_ssize_t scan_batches(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
+                             bint epin, Py_ssize_t* stop, int* reason,
+                             Py_ssize_t* last) noexcept nogil:
+    """scan_many over p[0..n-1] a batch of tokens at a time: each token's record and
+    start (its offset in p) appended from k; returns the new k, *stop where it stopped
+    (n, or a failure: *reason set), *last the start of the last token (-1: none)."""
+    cdef Py_ssize_t base = 0, found, at, j
+    reason[0] = 0
+    last[0] = -1
+    while True:
+        found = scan_many(p + base, n - base, epin, g.codes, g.starts, TOKEN_BATCH, &at,
+                          reason)
+        for j in range(found):
+            g.offsets[k + j] = base + g.starts[j]
+            memcpy(g.records + 5 * (k + j), record_of[g.codes[j]], 8)
+        if found:
+            last[0] = base + g.starts[found - 1]
+        k += found
+        base += at
+        if reason[0] or base >= n:
+            stop[0] = base
+            return k
+
+
+cdef struct RowFailure:  # a text tokenize refuses: where, and why
+    Py_ssize_t at
+    int reason
+
+
+cdef Py_ssize_t scan_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
+                         bint epin, RowFailure* failure) noexcept nogil:
+    """tokenize on one text p[0..n-1]: its tokens appended from record k (room for n
+    assumed), offsets from 0; returns the new k, or -1 with failure set (where, and
+    the reason by the C API's rule, the one tokenize names)."""
+    cdef Py_ssize_t stop, last
+    cdef int reason
+    k = scan_batches(g, k, p, n, epin, &stop, &reason, &last)
+    if not reason:
+        return k
+    failure.reason = stop_reason(p, n, stop, last, epin)
+    failure.at = stop
+    return -1
+
+
+cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
+                           int64_t* row_offsets, Py_ssize_t* failed_row,
+                           RowFailure* failure) noexcept nogil:
+    """The texts of g.text (rows of them, each followed by a newline, which starts no
+    token and ends none, so no token crosses two texts) in one scan at the bulk speed,
+    each token then given its row and its offset in it.  Where the scan stops, that
+    text alone is read again (its own tokens, or its own failure: the scan of the whole
+    piece may stop on what only the junction made), and the scan goes on with the
+    next.  Returns the new k; *failed_row >= 0 when a text failed (failure set),
+    row_offsets filled up to it."""
+    cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, j, s, at, start = k
+    cdef Py_ssize_t last
+    cdef int reason
+    failed_row[0] = -1
+    row_offsets[0] = k
+    while pos < used:
+        k = scan_batches(g, start, g.text + pos, used - pos, epin, &stop, &reason, &last)
+        for j in range(start, k):  # rows and offsets: starts were offsets in the piece
+            s = pos + g.offsets[j]
+            while s >= g.row_start[r + 1]:
+                r += 1
+                row_offsets[r] = j
+            g.offsets[j] = s - g.row_start[r]
+        if not reason:
+            break
+        at = pos + stop  # in text r or a later one: that one, read alone
+        while at >= g.row_start[r + 1]:
+            r += 1
+            row_offsets[r] = k
+        k = scan_row(g, row_offsets[r], g.text + g.row_start[r],
+                     g.row_start[r + 1] - 1 - g.row_start[r], epin, failure)
+        if k < 0:
+            failed_row[0] = r
+            return row_offsets[r]
+        pos = g.row_start[r + 1]
+        r += 1
+        row_offsets[r] = start = k
+    while r < rows:  # texts after the last token hold none
+        r += 1
+        row_offsets[r] = k
+    return k
+
+
+cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint mark,
+                              object owner):
+    """tokenize on items base[0 .. rows - 1] (PyObject pointers of owner, a list or a
+    tuple), its tokens in one run of records; no Python object per token.  The texts
+    are read a piece at a time: the compact-ASCII ones (FEEN is ASCII) copied back to
+    back, newline between, and scanned as one text; any other str alone.  A text
+    tokenize refuses is a ParseError naming the row (``index``) and the offset
+    (``position``), or under mark one marked entry for the row, at that offset."""
+    cdef Grown g
+    cdef Py_ssize_t i = 0, first, n, k = 0, used, failed, at, end, kk
+    cdef PyObject* item
+    cdef const unsigned char* p
+    cdef bytes keep
+    cdef RowFailure failure
+    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef TokenArray result
+    cdef bytes row_bytes = PyBytes_FromStringAndSize(NULL, 8 * (rows + 1))
+    cdef int64_t* row_offsets = <int64_t*>PyBytes_AS_STRING(row_bytes)  # new: ours alone
+    cdef void* more
+    memset(&g, 0, sizeof(g))
+    missing = []
+    rejected = []
+    try:
+        while i < rows:
+            if i:  # Ctrl-C stops a long column; a handler may have run Python code
+                PyErr_CheckSignals()
+                if len(owner) != rows or <const char*>PySequence_Fast_ITEMS(owner) != base:
+                    raise RuntimeError("the list changed while tokenize_many read it")
+            # A piece: compact-ASCII texts (and missing ones, empty) up to piece_size
+            # bytes, or one other text alone.
+            first, used = i, 0
+            while i < rows and used < piece_size:
+                item = (<PyObject**>base)[i]
+                if isinstance(<object>item, str):
+                    if not str_is_compact_ascii(item):
+                        break
+                    n = PyUnicode_GET_LENGTH(<str>item)
+                elif is_missing(item):
+                    missing.append(i)
+                    n = 0
+                else:
+                    raise TypeError(f"item {i} is {type(<object>item).__name__}, not str")
+                if used + n + 1 > g.text_room:
+                    g.text_room = 2 * (used + n + 1) + 4096
+                    more = grown(g.text, g.text_room)
+                    if more == NULL:
+                        raise MemoryError()
+                    g.text = <unsigned char*>more
+                if i - first + 2 > g.row_room:
+                    g.row_room = 2 * (i - first + 2) + 256
+                    more = grown(g.row_start, 8 * g.row_room)
+                    if more == NULL:
+                        raise MemoryError()
+                    g.row_start = <int64_t*>more
+                g.row_start[i - first] = used
+                if n:
+                    memcpy(g.text + used, str_data(item), n)
+                g.text[used + n] = 10  # a newline: no token's byte
+                used += n + 1
+                i += 1
+            if i > first:
+                g.row_start[i - first] = used
+                if grow(&g, k + used) < 0:
+                    raise MemoryError()
+                with nogil:
+                    k = scan_piece(&g, k, i - first, epin, row_offsets + first, &failed,
+                                   &failure)
+                if failed >= 0:
+                    at = g.row_start[failed] + failure.at
+                    end = at + attempt_length(g.text + at, g.row_start[failed + 1] - 1 - at, epin)
+                    token = (<bytes>g.text[at:end]).decode("ascii")
+                    k = row_failed(&g, k, first + failed, epin, mark, &failure, token,
+                                   &marked, rejected)
+                    i = first + failed + 1  # the texts after it: the next piece
+                    while missing and missing[-1] >= i:  # read again there
+                        missing.pop()
+                continue
+            # A str that is not compact ASCII, alone (its characters narrowed to bytes).
+            s = <str>(<PyObject**>base)[i]
+            row_offsets[i] = k
+            n = PyUnicode_GET_LENGTH(s)
+            if grow(&g, k + n + 1) < 0:
+                raise MemoryError()
+            keep = byte_copy(s)
+            p = text_of(s, keep)
+            with nogil:
+                kk = scan_row(&g, k, p, n, epin, &failure)
+            if kk >= 0:
+                k = kk
+            else:
+                end = failure.at + attempt_length(p + failure.at, n - failure.at, epin)
+                k = row_failed(&g, k, i, epin, mark, &failure, s[failure.at:end], &marked,
+                               rejected)
+            i += 1
+        row_offsets[rows] = k
+        if grow(&g, 1) < 0:  # a result of no token still has its (slack) records
+            raise MemoryError()
+        result = TokenArray.__new__(TokenArray)
+        result.records, result.count, result.epin = g.records, k, epin
+        g.records = NULL  # the result's now
+        if marked.count:
+            set_marks(result, &marked, rejected)
+        offsets = new_array("q")
+        offsets.frombytes(PyMemoryView_FromMemory(<char*>g.offsets, 8 * k, PyBUF_READ))
+        result._layout = (offsets, array_of_bytes("q", row_bytes), new_array("q", missing))
+        return result
+    finally:
+        records_free(g.records)
+        free(g.offsets)
+        free(g.text)
+        free(g.row_start)
+        free(marked.items)
+
+
+cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
+                           const RowFailure* failure, str token, MarkList* marked,
+                           list rejected) except -2:
+    """A text tokenize refuses: ParseError (raise), or one marked entry for its row at
+    k, where it failed (mark); returns the new k."""
+    if not mark:
+        raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
+                          notation_of(epin), row, failure.at)
+    memset(g.records + 5 * k, 0, 5)
+    g.offsets[k] = failure.at
+    if mark_add(marked, k, k, 0, failure.reason) < 0:
+        raise MemoryError()
+    rejected.append((token, failure.reason, failure.at, None))
+    return k + 1
+
+
+def rows_of(row_offsets):
+    """Each token's row, from the rows' token ranges (rows + 1 entries)."""
+    cdef Py_ssize_t rows = len(row_offsets) - 1, i
+    cdef const int64_t* ranges = <const int64_t*>array_address(row_offsets)
+    cdef int64_t j
+    cdef bytes data
+    cdef int64_t* out
+    if rows < 0:
+        return new_array("q")
+    data = PyBytes_FromStringAndSize(NULL, 8 * ranges[rows])
+    out = <int64_t*>PyBytes_AS_STRING(data)  # new: ours alone
+    with nogil:
+        for i in range(rows):
+            for j in range(ranges[i], ranges[i + 1]):
+                out[j] = i
+    return array_of_bytes("q", data)

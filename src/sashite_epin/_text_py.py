@@ -4,9 +4,13 @@ pure Python: the twin of ``_text_c.pxi``, on top of ``_scan_py.scan_prefix``."""
 from __future__ import annotations
 
 import operator
+from array import array
 from typing import Any
 
+from ._array_py import TokenArray
 from ._errors import ParseError, reason_text
+from ._inputs import is_missing
+from ._layout import RECORD_SIZE, record_of_code
 from ._objects_py import objects
 from ._scan_py import attempt, in_alphabet, scan_prefix, stray_reason
 
@@ -92,3 +96,49 @@ def tokenize_epin(s: object) -> list[Any]:
     kept as ``str`` items.  ParseError (with ``.position``) where a token character
     starts no token."""
     return _tokenize(s, True)
+
+
+def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArray:
+    """The tokens of every text of a list or tuple (None, NaN and pandas.NA: a missing
+    row), in order, as one TokenArray whose ``offsets``, ``row_offsets`` and ``rows``
+    say where each came from; see Pin.tokenize_many / Epin.tokenize_many."""
+    if errors not in ("raise", "mark"):
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    if not isinstance(texts, (list, tuple)):
+        raise TypeError(
+            f"tokenize_many reads a list or tuple of str here, not {type(texts).__name__}"
+        )
+    notation = _notation(epin)
+    records = bytearray()
+    offsets, row_offsets, missing, invalid = array("q"), array("q"), array("q"), []
+    rejected: list[Any] = []
+    for i, text in enumerate(texts):
+        row_offsets.append(len(offsets))
+        if not isinstance(text, str):
+            if is_missing(text):
+                missing.append(i)
+                continue
+            raise TypeError(f"item {i} is {type(text).__name__}, not str")
+        try:
+            items = _tokenize(text, epin)
+        except ParseError as error:
+            number = error.reason.value  # type: ignore[union-attr]
+            if errors == "raise":
+                raise ParseError(error.token, error.reason, notation, i, error.position) from None
+            invalid.append(len(offsets))
+            rejected.append((error.token, number, error.position, None))
+            records += bytes(RECORD_SIZE)
+            offsets.append(error.position or 0)
+            continue
+        position = 0
+        for item in items:
+            if isinstance(item, str):
+                position += len(item)
+                continue
+            records += record_of_code(item.code)
+            offsets.append(position)
+            position += len(str(item))
+    row_offsets.append(len(offsets))
+    result = TokenArray._make(epin, bytes(records), invalid, rejected)
+    result._layout = (offsets, row_offsets, missing)
+    return result

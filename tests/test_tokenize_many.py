@@ -1,0 +1,181 @@
+"""tokenize_many, the bulk form of tokenize: every row's tokens and offsets are exactly
+tokenize's on that row (real FEEN placements and random texts, both grammars, both
+cores), a refused row is named by its row and offset, a missing row holds nothing, and
+every input kind parse_many takes is read."""
+
+from __future__ import annotations
+
+import math
+import pickle
+import random
+from types import ModuleType
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from conftest import optional
+
+from sashite_epin import Epin, ParseError, Pin
+from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS
+
+polars = optional("polars")
+duckdb = optional("duckdb")
+
+
+def records(result: object) -> bytes:
+    return np.asarray(result).tobytes()
+
+
+def tokenize_row(core: ModuleType, text: str, epin: bool) -> object:
+    """tokenize's answer for one text: (tokens, offsets) or (reason, token, position)."""
+    try:
+        items = core.tokenize_epin(text) if epin else core.tokenize_pin(text)
+    except ParseError as error:
+        return ("error", error.reason, error.token, error.position)
+    tokens, offsets, at = [], [], 0
+    for item in items:
+        if not isinstance(item, str):
+            tokens.append(str(item))
+            offsets.append(at)
+        at += len(str(item))
+    return (tokens, offsets)
+
+
+def by_row(result: object, rows: int) -> list[object]:
+    """tokenize_many's answer per row, in tokenize_row's shape (marked rows as errors)."""
+    errors = {e.index: e for e in result.errors()}  # type: ignore[attr-defined]
+    ranges = list(result.row_offsets)  # type: ignore[attr-defined]
+    offsets = list(result.offsets)  # type: ignore[attr-defined]
+    answers: list[object] = []
+    for i in range(rows):
+        start, stop = ranges[i], ranges[i + 1]
+        if stop - start == 1 and start in errors:
+            e = errors[start]
+            answers.append(("error", e.reason, e.token, e.position))
+        else:
+            answers.append(([str(result[j]) for j in range(start, stop)], offsets[start:stop]))  # type: ignore[index]
+    return answers
+
+
+def random_texts(rng: random.Random, count: int) -> list[str]:
+    noise = "+-^'/12345678 xé\u212a"
+    texts = []
+    for _ in range(count):
+        text = list("".join(rng.choices(EPIN_TOKENS, k=rng.randint(0, 40))))
+        for _ in range(rng.choice([0, 0, 1, 2, 4])):
+            if text:
+                text.insert(rng.randrange(len(text) + 1), rng.choice(noise))
+        texts.append("".join(text))
+    return texts
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_every_row_is_what_tokenize_gives_it(core: ModuleType, epin: bool) -> None:
+    rng = random.Random(41)
+    texts = list(PLACEMENTS) + random_texts(rng, 600) + ["", "8/8", "K" * 300]
+    want = [tokenize_row(core, t, epin) for t in texts]
+    result = core.tokenize_many(texts, epin, "mark")
+    assert by_row(result, len(texts)) == want
+    assert len(result.rows) == len(result) == len(result.offsets)
+    ranges = result.row_offsets
+    assert list(result.rows) == [
+        i for i in range(len(texts)) for _ in range(ranges[i + 1] - ranges[i])]  # fmt: skip
+    clean = [t for t, w in zip(texts, want, strict=True) if w[0] != "error"]
+    whole = core.tokenize_many(clean, epin, "raise")
+    assert by_row(whole, len(clean)) == [w for w in want if w[0] != "error"]
+    assert len(whole.invalid) == 0
+
+
+def test_a_refused_row_is_named_by_its_row_and_offset(core: ModuleType) -> None:
+    texts = ["K^/8", "8/8", "rnb/K^^", "q"]
+    with pytest.raises(ParseError) as info:
+        core.tokenize_many(texts, True, "raise")
+    assert (info.value.index, info.value.position, info.value.token) == (2, 6, "^")
+    assert info.value.reason == "multiple terminal markers (only one marker is allowed)"
+    marked = core.tokenize_many(texts, True, "mark")
+    assert list(marked.row_offsets) == [0, 1, 1, 2, 3]
+    assert [str(t) if t else None for t in marked] == ["K^", None, "q"]
+    (error,) = marked.errors()
+    assert (error.index, error.position, error.token) == (1, 6, "^")
+
+
+def test_missing_rows_hold_no_token(core: ModuleType) -> None:
+    texts = ["K", None, math.nan, pd.NA, "", "q/P"]
+    result = core.tokenize_many(texts, True, "raise")
+    assert list(result.row_offsets) == [0, 1, 1, 1, 1, 1, 3]
+    assert list(result.missing_rows) == [1, 2, 3]  # the empty text is a text
+    with pytest.raises(TypeError, match="item 1 is bytes"):
+        core.tokenize_many(["K", b"K"], True, "raise")
+    with pytest.raises(TypeError):
+        core.tokenize_many("K/q", True, "raise")
+    with pytest.raises(ValueError, match="errors must be"):
+        core.tokenize_many(["K"], True, "ignore")
+
+
+def test_the_cores_agree(core: ModuleType) -> None:
+    from sashite_epin import _core_py
+
+    rng = random.Random(43)
+    texts: list[object] = [*random_texts(rng, 300), None, *PLACEMENTS]
+    for epin in (True, False):
+        ours = core.tokenize_many(texts, epin, "mark")
+        twin = _core_py.tokenize_many(texts, epin, "mark")
+        assert records(ours) == records(twin)
+        assert (ours.offsets, ours.row_offsets, ours.missing_rows) == (
+            twin.offsets, twin.row_offsets, twin.missing_rows)  # fmt: skip
+        assert [(e.index, e.token, e.reason, e.position) for e in ours.errors()] == [
+            (e.index, e.token, e.reason, e.position) for e in twin.errors()]  # fmt: skip
+
+
+def test_a_pickle_keeps_where_each_token_came_from(core: ModuleType) -> None:
+    result = core.tokenize_many(["K^/8", None, "x/q^'"], True, "mark")
+    again = pickle.loads(pickle.dumps(result))
+    assert again == result
+    assert (again.offsets, again.row_offsets, again.missing_rows) == (
+        result.offsets, result.row_offsets, result.missing_rows)  # fmt: skip
+    with pytest.raises(ValueError, match="layout"):
+        core.rebuild_token_array(True, records(result), [], None, ([0], [0, 5], []))
+    assert core.parse_many(["K"], True).offsets is None  # other results have none
+
+
+def test_every_input_kind_is_read() -> None:
+    texts = [PLACEMENTS[0], None, "K^/q"]
+    want = Epin.tokenize_many(texts)
+    strs = [t for t in texts if t is not None]
+    kinds: list[object] = [
+        tuple(texts),
+        iter(texts),
+        np.array(texts, dtype=object),
+        np.array(strs, dtype="U80"),
+        np.array(texts, dtype=np.dtypes.StringDType(na_object=None)),
+        pa.array(texts),
+        pa.chunked_array([pa.array(texts[:1]), pa.array(texts[1:])]),
+        pa.array(texts, pa.large_string()),
+        pd.Series(texts, dtype="str"),
+        pd.Index(texts, dtype=object),
+    ]
+    for kind in kinds:
+        got = Epin.tokenize_many(kind)
+        expected = (
+            Epin.tokenize_many(strs)
+            if isinstance(kind, np.ndarray) and kind.dtype.kind == "U"
+            else want
+        )
+        assert records(got) == records(expected), type(kind)
+        assert got.row_offsets == expected.row_offsets, type(kind)
+    assert Epin.tokenize_many(polars.Series(texts)) == want
+    relation = duckdb.sql("select * from (values ('K^/q'), (null)) as t(placement)")
+    assert records(Epin.tokenize_many(relation.arrow())) == records(
+        Epin.tokenize_many(["K^/q", None])
+    )
+    assert Pin.tokenize_many(["K'"]).offsets == Pin.tokenize_many(["K"]).offsets
+
+
+def test_a_pandas_index_labels_each_token_with_its_row() -> None:
+    series = pd.Series(["K^/q", "8", "+P/x"], index=["a", "b", "c"])
+    result = Epin.tokenize_many(series)
+    assert list(result.labels) == ["a", "a", "c", "c"]  # "8" holds none; x is a token
+    with pytest.raises(ParseError) as info:
+        Epin.tokenize_many(pd.Series(["K", "K''"], index=[10, 20]))
+    assert (info.value.index, info.value.label) == (1, 20)
