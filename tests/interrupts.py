@@ -81,7 +81,7 @@ def case(name: str) -> Callable[[], object]:
             "Arrow export": result.__arrow_c_array__,
         }[name]
     if name == "from_codes":
-        codes = np.tile(np.asarray(Epin.parse_many(tokens).codes()), repeat * 4)
+        codes = np.tile(np.asarray(Epin.parse_many(tokens).codes()), repeat * 2)
         return lambda: Epin.from_codes(codes)
     raise SystemExit(f"no case {name!r}")
 

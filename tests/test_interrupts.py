@@ -1,6 +1,6 @@
 """Ctrl-C stops a long call at once: each case in a process of its own (tests/interrupts.py)
 that is sent SIGINT a third of the way into a call whose whole length it measured just
-before, on the compiled core.  The interrupt must arrive while at least a third of the
+before, on the compiled core.  The interrupt must arrive while at least a sixth of the
 call was still to run (a call that checked no signal would finish first), the call
 leaves no partial result, and the process goes on working.  No absolute time is
 asserted.  (The pure-Python twin stops where Python itself checks: between bytecodes.)"""
@@ -64,7 +64,10 @@ def test_ctrl_c_stops_a_long_call_at_once(case: str) -> None:
     finally:
         child.kill()
     lines = out.split("\n")
+    assert len(lines[0].split()) == 2, (out, err, child.returncode)
     outcome, when = lines[0].split()
     assert outcome == "interrupted", out + err
-    assert float(when) - sent < whole / 3, (whole, float(when) - sent)
+    # A call that checked no signal would end two thirds of its length after it; one
+    # that checks ends within a piece (under a loaded CI machine, with some slack).
+    assert float(when) - sent < whole / 2, (whole, float(when) - sent)
     assert (lines[1], child.returncode) == ("ok", 0), err

@@ -444,11 +444,16 @@ cdef class TokenArray:
                         uses[key] += 1
                 start = stop
                 if start < self.count:
-                    PyErr_CheckSignals()  # a KeyboardInterrupt frees the list...
-        finally:
-            for key in range(<unsigned>RECORD_KEYS):  # ... which owns what it holds
-                if uses[key]:
-                    add_references(strs_by_key[key], uses[key])
+                    PyErr_CheckSignals()
+        except BaseException:
+            # Interrupted: the list, about to be freed, is made to hold nothing, rather
+            # than given references to drop again (one by one where threads run free:
+            # as long as the work it stopped).
+            memset(items, 0, start * sizeof(PyObject*))
+            raise
+        for key in range(<unsigned>RECORD_KEYS):  # the list owns what it holds
+            if uses[key]:
+                add_references(strs_by_key[key], uses[key])
         return result
 
     def to_bytes(self, sep=b"\n"):
