@@ -179,3 +179,10 @@ def test_a_pandas_index_labels_each_token_with_its_row() -> None:
     with pytest.raises(ParseError) as info:
         Epin.tokenize_many(pd.Series(["K", "K''"], index=[10, 20]))
     assert (info.value.index, info.value.label) == (1, 20)
+
+
+def test_a_frame_is_read_by_its_one_column() -> None:
+    frame = pd.DataFrame({"placement": ["K^/q", "8"], "game": [1, 2]})
+    assert list(Epin.tokenize_many(frame[["placement"]]).labels) == [0, 0]
+    with pytest.raises(TypeError, match="reads one column"):
+        Epin.tokenize_many(frame)

@@ -53,12 +53,7 @@ def unwrap(tokens: Any) -> tuple[object, Any]:
     import pandas  # already imported: tokens comes from it
 
     if isinstance(tokens, pandas.DataFrame):
-        if tokens.shape[1] != 1:
-            raise TypeError(
-                "parse_many reads one column: pass df[name], not a DataFrame of "
-                f"{tokens.shape[1]} columns"
-            )
-        tokens = tokens.iloc[:, 0]
+        tokens = one_column(tokens, "parse_many")
     if isinstance(tokens, pandas.Series):
         return column(tokens.array, pandas), tokens.index
     if isinstance(tokens, pandas.Index):
@@ -67,6 +62,15 @@ def unwrap(tokens: Any) -> tuple[object, Any]:
     if isinstance(tokens, pandas.api.extensions.ExtensionArray):
         return column(tokens, pandas), None
     return tokens, None
+
+
+def one_column(frame: Any, reader: str) -> Any:
+    """The column of a one-column DataFrame (a TypeError for any other)."""
+    if frame.shape[1] != 1:
+        raise TypeError(
+            f"{reader} reads one column: pass df[name], not a DataFrame of {frame.shape[1]} columns"
+        )
+    return frame.iloc[:, 0]
 
 
 def column(values: Any, pandas: Any) -> object:
@@ -123,12 +127,7 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
         import pandas  # already imported: texts comes from it
 
         if isinstance(texts, pandas.DataFrame):
-            if texts.shape[1] != 1:
-                raise TypeError(
-                    "tokenize_many reads one column: pass df[name], not a DataFrame of "
-                    f"{texts.shape[1]} columns"
-                )
-            texts = texts.iloc[:, 0]
+            texts = one_column(texts, "tokenize_many")
         labels = getattr(texts, "index", None) if isinstance(texts, pandas.Series) else None
         if isinstance(texts, pandas.Index):
             labels = texts
