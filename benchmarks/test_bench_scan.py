@@ -39,3 +39,23 @@ def test_tokenize_one_long_text(benchmark):  # type: ignore[no-untyped-def]
 def test_tokenize_one_long_text_regex(benchmark):  # type: ignore[no-untyped-def]
     benchmark.group = "1M tokens back to back -> items"
     benchmark(REGEX, TEXT)
+
+
+# A column of placements, one position a row (about a million tokens): tokenize_many
+# beside tokenize row by row and the regex row by row.  Goals: >= 10x and >= 100x,
+# at most 2 ns a token.
+COLUMN = [PLACEMENTS[i % len(PLACEMENTS)] for i in range(1_000_000 // 34)]
+
+
+@pytest.mark.parametrize(
+    "side",
+    ["tokenize_many", "tokenize per row", "regex per row"],
+)
+def test_a_column_of_placements(benchmark, side):  # type: ignore[no-untyped-def]
+    benchmark.group = "a column of FEEN placements -> tokens"
+    work = {
+        "tokenize_many": lambda: Epin.tokenize_many(COLUMN),
+        "tokenize per row": lambda: [Epin.tokenize(s) for s in COLUMN],
+        "regex per row": lambda: [REGEX(s) for s in COLUMN],
+    }[side]
+    benchmark(work)
