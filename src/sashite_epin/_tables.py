@@ -33,19 +33,23 @@ def parse_many(tokens: object, epin: bool, errors: str) -> TokenArray:
         else:
             result = core.parse_many(data, epin, errors)
     except ParseError as error:
-        if labels is None or error.index is None:
-            raise
-        label = label_of(labels, error.index)
-        raise ParseError(
-            error.token,
-            error.reason,
-            error.notation,
-            error.index,
-            error.position,
-            error.line,
-            label,
-        ) from None
+        raise labelled(error, labels) from None
     return core.set_labels(result, labels)
+
+
+def labelled(error: ParseError, labels: Any) -> ParseError:
+    """The error with the label of the entry it names, where the input had labels."""
+    if labels is None or error.index is None:
+        return error
+    return ParseError(
+        error.token,
+        error.reason,
+        error.notation,
+        error.index,
+        error.position,
+        error.line,
+        label_of(labels, error.index),
+    )
 
 
 def unwrap(tokens: Any) -> tuple[object, Any]:
@@ -54,14 +58,19 @@ def unwrap(tokens: Any) -> tuple[object, Any]:
 
     if isinstance(tokens, pandas.DataFrame):
         tokens = one_column(tokens, "parse_many")
-    if isinstance(tokens, pandas.Series):
-        return column(tokens.array, pandas), tokens.index
-    if isinstance(tokens, pandas.Index):
-        # An Index's entries are its own labels, as Index.to_frame() puts them.
-        return column(tokens.array, pandas), tokens
+    if isinstance(tokens, (pandas.Series, pandas.Index)):
+        return column(tokens.array, pandas), labels_of(tokens, pandas)
     if isinstance(tokens, pandas.api.extensions.ExtensionArray):
         return column(tokens, pandas), None
     return tokens, None
+
+
+def labels_of(values: Any, pandas: Any) -> Any:
+    """A Series' index; an Index's own entries, as Index.to_frame() labels them; None
+    for anything else (an array has no labels)."""
+    if isinstance(values, pandas.Series):
+        return values.index
+    return values if isinstance(values, pandas.Index) else None
 
 
 def one_column(frame: Any, reader: str) -> Any:
@@ -128,21 +137,14 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
 
         if isinstance(texts, pandas.DataFrame):
             texts = one_column(texts, "tokenize_many")
-        labels = getattr(texts, "index", None) if isinstance(texts, pandas.Series) else None
-        if isinstance(texts, pandas.Index):
-            labels = texts
+        labels = labels_of(texts, pandas)
         rows = list(texts)  # type: ignore[call-overload]
     else:
         rows = texts_of(texts)
     try:
         result = core.tokenize_many(rows, epin, errors)
     except ParseError as error:
-        if labels is None or error.index is None:
-            raise
-        raise ParseError(
-            error.token, error.reason, error.notation, error.index, error.position,
-            error.line, label_of(labels, error.index),
-        ) from None  # fmt: skip
+        raise labelled(error, labels) from None
     if labels is not None:
         import numpy  # pandas brings it
 
