@@ -5,8 +5,9 @@
 Builds the case's input and runs the call whole twice, printing ``whole SECONDS`` (the
 shorter); then prints ``go`` and runs it again, while the parent sends SIGINT a while
 after ``go``.  Prints ``interrupted T`` (time.monotonic() when the SIGINT handler ran,
-raising KeyboardInterrupt out of the call) or ``finished T``, then ``ok`` once the interned token strings have the reference counts
-they had before and a small parse gives the right result: the process goes on working.
+raising KeyboardInterrupt out of the call) or ``finished T``, then ``ok`` once the
+interned token strings have the reference counts they had before and a small parse gives
+the right result: the process goes on working.
 """
 
 from __future__ import annotations
