@@ -5,6 +5,7 @@ line), on every input, and which kernel runs is visible and can be forced."""
 from __future__ import annotations
 
 import os
+import platform
 import random
 import signal
 import subprocess
@@ -36,6 +37,8 @@ NEAR_MISSES = [
 # (0x89-0x8D and 0xA0: a separator's low 7 bits with the high bit set, which the
 # portable kernel's eight-bytes-at-a-time separator test must refuse)
 SEPARATORS = [b" ", b"\n", b"\t", b"\r\n", b"\x0b", b"\x0c", b"  \t "]
+# A kernel of another architecture: no build runs it on this CPU.
+NOT_HERE = "sse2" if platform.machine().lower() in ("aarch64", "arm64") else "neon"
 
 
 def outcome(core: ModuleType, data: object, epin: bool, errors: str) -> object:
@@ -81,7 +84,7 @@ def joined(tokens: list[str], rng: random.Random) -> bytes:
 def test_the_best_kernel_this_cpu_runs_is_the_default() -> None:
     for core in COMPILED:
         assert core.KERNELS[-1] == "portable"
-        assert set(core.KERNELS) <= {"avx512", "avx2", "sse2", "portable"}
+        assert set(core.KERNELS) <= {"avx512", "avx2", "sse2", "neon", "portable"}
         if "SASHITE_EPIN_KERNEL" not in os.environ:
             assert core.bytes_kernel() == core.KERNELS[0]
     assert sashite_epin.BYTES_KERNEL in {k for core in CORES for k in core.KERNELS}
@@ -99,6 +102,16 @@ def test_an_x86_64_build_runs_sse2_avx2_and_avx512_where_the_cpu_has_them() -> N
         assert "sse2" in core.KERNELS
         assert ("avx2" in core.KERNELS) == ("avx2" in flags)
         assert ("avx512" in core.KERNELS) == ("avx2" in flags and avx512 <= set(flags))
+        assert "neon" not in core.KERNELS
+
+
+def test_an_aarch64_build_runs_neon() -> None:
+    # NEON is part of aarch64's baseline: chosen at compile time, always run there
+    # (reliability/aarch64.sh runs this file on aarch64 code under qemu).
+    if not COMPILED or os.uname().machine not in ("aarch64", "arm64"):
+        pytest.skip("NEON is aarch64's")
+    for core in COMPILED:
+        assert core.KERNELS == ("neon", "portable")
 
 
 def test_switching_kernels_is_visible_and_checked(core: ModuleType) -> None:
@@ -111,7 +124,7 @@ def test_switching_kernels_is_visible_and_checked(core: ModuleType) -> None:
         finally:
             core.use_bytes_kernel(before)
     with pytest.raises(ValueError, match="must be one of"):
-        core.use_bytes_kernel("neon")
+        core.use_bytes_kernel(NOT_HERE)
 
 
 def run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -135,10 +148,10 @@ def test_the_environment_variable_forces_a_kernel(kernel: str) -> None:
 @pytest.mark.skipif(not COMPILED, reason="the compiled core has the kernels")
 def test_a_kernel_this_cpu_cannot_run_is_an_import_error() -> None:
     done = run(
-        "import sashite_epin", SASHITE_EPIN_IMPLEMENTATION="cython", SASHITE_EPIN_KERNEL="neon"
+        "import sashite_epin", SASHITE_EPIN_IMPLEMENTATION="cython", SASHITE_EPIN_KERNEL=NOT_HERE
     )
     assert done.returncode != 0
-    assert "SASHITE_EPIN_KERNEL='neon'" in done.stderr and "portable" in done.stderr
+    assert f"SASHITE_EPIN_KERNEL='{NOT_HERE}'" in done.stderr and "portable" in done.stderr
 
 
 # -- every SIMD kernel gives what the portable one gives ---------------------------

@@ -40,7 +40,7 @@ del _public
 def __getattr__(name: str) -> object:
     # BYTES_KERNEL: the SIMD kernel that reads byte buffers and Arrow string columns
     # into parse_many and writes a result's Arrow export and to_bytes() ("avx512",
-    # "avx2", "sse2", "portable"; "python" for the twin), best for this CPU unless
+    # "avx2", "sse2", "neon", "portable"; "python" for the twin), best for this CPU unless
     # SASHITE_EPIN_KERNEL names one.  Asked of the core each time, as tests and
     # benchmarks switch it.
     if name == "BYTES_KERNEL":

@@ -495,7 +495,7 @@ cdef class TokenArray:
                 records = self.records + 5 * start
                 if table != NULL:
                     done = 0
-                    if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # 16 tokens at a time
+                    if kernel_avx2_loops(bytes_kernel_id):  # 16 tokens at a time
                         done = join_avx2(records, stop - start, &table.shapes, sep_len, &at,
                                          end)
                     at = <unsigned char*>join_short(records + 5 * done, stop - start - done,

@@ -495,8 +495,8 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef int64_t i = 0, e, upto, n, j, start, stop
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
-    cdef bint simd = bytes_kernel_id >= SASHITE_KERNEL_AVX2
-    cdef bint wide = bytes_kernel_id >= SASHITE_KERNEL_AVX512
+    cdef bint simd = kernel_avx2_loops(bytes_kernel_id)
+    cdef bint wide = bytes_kernel_id == SASHITE_KERNEL_AVX512
     while i < length:
         upto = length
         if wide:
@@ -554,8 +554,8 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef int32_t n
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
-    cdef bint simd = bytes_kernel_id >= SASHITE_KERNEL_AVX2
-    cdef bint wide = bytes_kernel_id >= SASHITE_KERNEL_AVX512
+    cdef bint simd = kernel_avx2_loops(bytes_kernel_id)
+    cdef bint wide = bytes_kernel_id == SASHITE_KERNEL_AVX512
     while i < length:
         upto = length
         if wide:

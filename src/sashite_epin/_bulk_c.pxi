@@ -76,6 +76,7 @@ cdef extern from "_kernels.h" nogil:
         SASHITE_KERNEL_SSE2
         SASHITE_KERNEL_AVX2
         SASHITE_KERNEL_AVX512
+        SASHITE_KERNEL_NEON
         SASHITE_KERNEL_COUNT
         SASHITE_DECODED
         SASHITE_STOPPED
@@ -94,6 +95,7 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
     uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
     bint kernel_runs "sashite_kernel_runs"(int kernel)
+    bint kernel_avx2_loops "sashite_kernel_avx2_loops"(int kernel)
     count_fn count_kernel "sashite_count_kernel"(int kernel)
     decode_fn decode_kernel "sashite_decode_kernel"(int kernel)
     scan_fn scan_kernel "sashite_scan_kernel"(int kernel)
@@ -180,11 +182,10 @@ build_bulk_tables()
 # ---------------------------------------------------------------------------------
 # The bytes kernel: which one runs, and the record table it writes from.
 
-# Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import.
-# By id, each kernel's CPU running every loop the ones before it have: where only an
-# AVX2 loop exists (the export, to_bytes), "bytes_kernel_id >= SASHITE_KERNEL_AVX2"
-# runs it under the AVX-512 kernel too.
-cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2", "avx512")
+# Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import
+# (best first: a higher number, where a build has two for one CPU).  Where only an AVX2
+# loop exists (the export, to_bytes), kernel_avx2_loops says the AVX-512 kernel runs it.
+cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2", "avx512", "neon")
 cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
 cdef unsigned short code_of_index[SASHITE_RECORD_INDEXES]  # the same tokens' codes
 cdef int bytes_kernel_id = SASHITE_KERNEL_PORTABLE
@@ -696,14 +697,14 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     # The SIMD kernels read contiguous arrays of 1-4 characters eight elements at a
     # time (_fixed.h), each lane 4 characters from its element's start: only elements
     # at least that far from the array's end.
-    cdef bint simd = (bytes_kernel_id >= SASHITE_KERNEL_AVX2 and 1 <= width <= 4
+    cdef bint simd = (kernel_avx2_loops(bytes_kernel_id) and 1 <= width <= 4
                       and stride == (4 * width if wide else width))
     cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
     lanes = min(lanes, stop)
     while k < stop:
         upto = stop
         if k < lanes:
-            if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
+            if bytes_kernel_id == SASHITE_KERNEL_AVX512:
                 k = (fixed_u_avx512 if wide else fixed_s_avx512)(
                     base, k, lanes, width, out, records_by_index, epin)
             else:
@@ -826,11 +827,11 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
     cdef Py_ssize_t k = at[0], upto, n
     cdef const unsigned char* e
     cdef int code
-    cdef bint simd = bytes_kernel_id >= SASHITE_KERNEL_AVX2 and stride == 16
+    cdef bint simd = kernel_avx2_loops(bytes_kernel_id) and stride == 16
     while k < count:
         upto = count
         if simd:
-            if bytes_kernel_id >= SASHITE_KERNEL_AVX512:
+            if bytes_kernel_id == SASHITE_KERNEL_AVX512:
                 k = fixed_t_avx512(base, k, count, out, records_by_index, epin)
             else:
                 k = fixed_t_avx2(base, k, count, out, records_by_index, epin)

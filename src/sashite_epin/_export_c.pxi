@@ -365,7 +365,7 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     start = 0
     while start < n:  # a piece of entries at a time (a multiple of 16), signals between
         stop = min(n, start + piece)
-        if bytes_kernel_id >= SASHITE_KERNEL_AVX2:  # every field, 16 records at a time
+        if kernel_avx2_loops(bytes_kernel_id):  # every field, 16 records at a time
             done = start + export_fields_avx2(
                 records + 5 * start, stop - start, token_offsets + start, token_data, &at,
                 letter + start, side + start, state + start, terminal + start // 8,

@@ -1,8 +1,9 @@
-/* The bytes path's hot loop (parse_many over whitespace-separated tokens), in four
+/* The bytes path's hot loop (parse_many over whitespace-separated tokens), in five
  * kernels that give identical results: portable (plain C, on every CPU: the exact
  * scanner of _bulk_c.pxi alone), SSE2 (every x86-64), AVX2 and AVX-512 (each chosen at
- * run time, so one wheel runs on any x86-64).  _bulk_c.pxi picks one; the exact scanner
- * reads whatever a SIMD kernel does not accept.
+ * run time, so one wheel runs on any x86-64), NEON (every aarch64, chosen at compile
+ * time).  _bulk_c.pxi picks one; the exact scanner reads whatever a SIMD kernel does
+ * not accept.
  *
  * A SIMD kernel decodes 64 bytes at a time without a per-byte branch:
  *
@@ -43,8 +44,15 @@ enum {
     SASHITE_KERNEL_SSE2 = 1,
     SASHITE_KERNEL_AVX2 = 2,
     SASHITE_KERNEL_AVX512 = 3,
-    SASHITE_KERNEL_COUNT = 4
+    SASHITE_KERNEL_NEON = 4,
+    SASHITE_KERNEL_COUNT = 5
 };
+
+/* Whether a kernel runs the x86 loops written for AVX2 (the lanes below, and the
+ * export's and to_bytes' loops): AVX2, and AVX-512 where it has none of its own. */
+static inline int sashite_kernel_avx2_loops(int kernel) {
+    return kernel == SASHITE_KERNEL_AVX2 || kernel == SASHITE_KERNEL_AVX512;
+}
 
 /* What a decoding kernel returns. */
 enum {
@@ -146,6 +154,45 @@ static inline void sashite_block_sse2(const unsigned char *q, sashite_classes *c
         _mm_storeu_si128((__m128i *)(index + j + 8), _mm_unpackhi_epi8(v, flags));
     }
     c->sep = s, c->modifier = m, c->letter = l, c->caret = t, c->apostrophe = ap;
+}
+#endif
+
+#ifdef SASHITE_EPIN_NEON
+/* The SSE2 block's steps on NEON's 16-byte vectors; the masks by sashite_neon_mask64,
+ * the indexes stored interleaved (byte, flags) by one vst2q per 16 bytes. */
+static inline void sashite_block_neon(const unsigned char *q, sashite_classes *c,
+                                      uint16_t *index) {
+    const uint8x16_t plus = vdupq_n_u8('+'), minus = vdupq_n_u8('-'), caret = vdupq_n_u8('^'),
+                     apos = vdupq_n_u8('\''), f_plus = vdupq_n_u8(SASHITE_FLAG_PLUS),
+                     f_minus = vdupq_n_u8(SASHITE_FLAG_MINUS),
+                     f_terminal = vdupq_n_u8(SASHITE_FLAG_TERMINAL),
+                     f_derived = vdupq_n_u8(SASHITE_FLAG_DERIVED);
+    uint8x16_t sep[4], modifier[4], letter[4], car[4], ap[4];
+    int j;
+    for (j = 0; j < 4; j++) {
+        uint8x16_t v = vld1q_u8(q + 16 * j), prev = vld1q_u8(q + 16 * j - 1),
+                   next = vld1q_u8(q + 16 * j + 1), after = vld1q_u8(q + 16 * j + 2);
+        uint8x16_t terminal = vceqq_u8(next, caret);
+        uint8x16_t derived = vorrq_u8(vceqq_u8(next, apos),
+                                      vandq_u8(terminal, vceqq_u8(after, apos)));
+        uint8x16x2_t pair;
+        pair.val[0] = v;
+        pair.val[1] = vorrq_u8(vorrq_u8(vandq_u8(vceqq_u8(prev, plus), f_plus),
+                                        vandq_u8(vceqq_u8(prev, minus), f_minus)),
+                               vorrq_u8(vandq_u8(terminal, f_terminal),
+                                        vandq_u8(derived, f_derived)));
+        sep[j] = sashite_neon_sep(v);
+        letter[j] = sashite_neon_letter(v);
+        modifier[j] = vorrq_u8(vceqq_u8(v, plus), vceqq_u8(v, minus));
+        car[j] = vceqq_u8(v, caret);
+        ap[j] = vceqq_u8(v, apos);
+        vst2q_u8((uint8_t *)(index + 16 * j), pair); /* little-endian: byte | flags << 8 */
+    }
+    c->sep = sashite_neon_mask64(sep[0], sep[1], sep[2], sep[3]);
+    c->modifier = sashite_neon_mask64(modifier[0], modifier[1], modifier[2], modifier[3]);
+    c->letter = sashite_neon_mask64(letter[0], letter[1], letter[2], letter[3]);
+    c->caret = sashite_neon_mask64(car[0], car[1], car[2], car[3]);
+    c->apostrophe = sashite_neon_mask64(ap[0], ap[1], ap[2], ap[3]);
 }
 #endif
 
@@ -770,6 +817,12 @@ SASHITE_DEFINE_COUNT(sashite_count_avx512, SASHITE_AVX512_TARGET, sashite_sep_ma
 SASHITE_DEFINE_DECODE(sashite_decode_avx512, SASHITE_AVX512_TARGET, SASHITE_PREPARE_AVX512,
                       SASHITE_BLOCK_AVX512, sashite_compress_avx512, sashite_write_avx512)
 #endif
+#ifdef SASHITE_EPIN_NEON
+SASHITE_DEFINE_COUNT(sashite_count_neon, , sashite_sep_mask64, sashite_popcount64)
+SASHITE_DEFINE_DECODE(sashite_decode_neon, , , sashite_block_neon, sashite_compress_scalar,
+                      sashite_write_scalar)
+SASHITE_DEFINE_SCAN(sashite_scan_neon, , sashite_block_neon)
+#endif
 
 typedef Py_ssize_t (*sashite_count_fn)(const unsigned char *, Py_ssize_t);
 typedef int (*sashite_decode_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t *, Py_ssize_t *,
@@ -786,6 +839,10 @@ static int sashite_kernel_runs(int kernel) {
         return 1;
 #ifdef SASHITE_EPIN_SSE2
     case SASHITE_KERNEL_SSE2:
+        return 1;
+#endif
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON: /* part of aarch64's baseline */
         return 1;
 #endif
 #ifdef SASHITE_EPIN_AVX2
@@ -816,6 +873,10 @@ static sashite_count_fn sashite_count_kernel(int kernel) {
     case SASHITE_KERNEL_SSE2:
         return sashite_count_sse2;
 #endif
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_count_neon;
+#endif
     default:
         return sashite_count_portable;
     }
@@ -833,6 +894,10 @@ static sashite_decode_fn sashite_decode_kernel(int kernel) {
     case SASHITE_KERNEL_SSE2:
         return sashite_decode_sse2;
 #endif
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_decode_neon;
+#endif
     default:
         return NULL; /* the exact scanner reads everything */
     }
@@ -849,6 +914,10 @@ static sashite_scan_fn sashite_scan_kernel(int kernel) {
 #ifdef SASHITE_EPIN_SSE2
     case SASHITE_KERNEL_SSE2:
         return sashite_scan_sse2;
+#endif
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_scan_neon;
 #endif
     default:
         return NULL;

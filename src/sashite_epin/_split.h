@@ -3,8 +3,8 @@
  * tokens).  Separators are bytes.split()'s whitespace: 9-13 and 32.  Only the
  * container's separators live here; the token grammar stays in the core's tables.
  *
- * SSE2 where the compiler has it (every x86-64), portable C elsewhere: both give the
- * same mask, bit i set when byte i is a separator. */
+ * SSE2 where the compiler has it (every x86-64), NEON on aarch64 (part of its baseline),
+ * portable C elsewhere: all give the same mask, bit i set when byte i is a separator. */
 #ifndef SASHITE_EPIN_SPLIT_H
 #define SASHITE_EPIN_SPLIT_H
 
@@ -14,6 +14,10 @@
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define SASHITE_EPIN_SSE2 1
+#endif
+#if (defined(__aarch64__) || defined(_M_ARM64)) && !defined(__ARM_BIG_ENDIAN)
+#include <arm_neon.h>
+#define SASHITE_EPIN_NEON 1
 #endif
 
 /* The lowest and the highest set bit of x (x != 0). */
@@ -48,6 +52,35 @@ static inline int sashite_popcount64(uint64_t x) {
 static inline int sashite_is_sep(unsigned char b) {
     return b == 32 || (unsigned char)(b - 9) < 5;
 }
+
+#ifdef SASHITE_EPIN_NEON
+/* NEON has no movemask: four compare results (each byte 0 or 0xFF) to one 64-bit mask,
+ * bit i for byte i, by keeping bit (i % 8) of byte i and adding neighbours pairwise
+ * three times (simdjson's way). */
+static inline uint64_t sashite_neon_mask64(uint8x16_t m0, uint8x16_t m1, uint8x16_t m2,
+                                           uint8x16_t m3) {
+    static const uint8_t bit_of[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                       1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t bits = vld1q_u8(bit_of);
+    uint8x16_t a = vpaddq_u8(vandq_u8(m0, bits), vandq_u8(m1, bits));
+    uint8x16_t b = vpaddq_u8(vandq_u8(m2, bits), vandq_u8(m3, bits));
+    a = vpaddq_u8(a, b);
+    a = vpaddq_u8(a, a);
+    return vgetq_lane_u64(vreinterpretq_u64_u8(a), 0);
+}
+
+/* Separators of 16 bytes: 32, or 9 to 13. */
+static inline uint8x16_t sashite_neon_sep(uint8x16_t v) {
+    return vorrq_u8(vceqq_u8(v, vdupq_n_u8(32)),
+                    vcleq_u8(vsubq_u8(v, vdupq_n_u8(9)), vdupq_n_u8(4)));
+}
+
+/* ASCII letters of 16 bytes. */
+static inline uint8x16_t sashite_neon_letter(uint8x16_t v) {
+    return vcleq_u8(vsubq_u8(vorrq_u8(v, vdupq_n_u8(0x20)), vdupq_n_u8('a')),
+                    vdupq_n_u8(25));
+}
+#endif
 
 /* The high bit of each byte of x (the others clear), as 8 bits: bit i for byte i. */
 static inline uint64_t sashite_high_bits8(uint64_t x) {
@@ -97,6 +130,10 @@ static inline uint64_t sashite_sep_mask64(const unsigned char *p) {
         mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(sep) << (16 * i);
     }
     return mask;
+#elif defined(SASHITE_EPIN_NEON)
+    return sashite_neon_mask64(sashite_neon_sep(vld1q_u8(p)), sashite_neon_sep(vld1q_u8(p + 16)),
+                               sashite_neon_sep(vld1q_u8(p + 32)),
+                               sashite_neon_sep(vld1q_u8(p + 48)));
 #else
     return sashite_sep_mask64_portable(p);
 #endif
@@ -128,6 +165,17 @@ static inline int64_t sashite_count_newlines(const unsigned char *p, int64_t n) 
         }
         sums = _mm_sad_epu8(counts, zero);
         lines += _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
+    }
+#elif defined(SASHITE_EPIN_NEON)
+    /* the same: the 0xFF bytes subtracted from per-lane counts, added across lanes at
+     * most every 255 blocks */
+    const uint8x16_t newline = vdupq_n_u8(10);
+    while (i + 16 <= n) {
+        uint8x16_t counts = vdupq_n_u8(0);
+        int64_t stop = i + 16 * 255 < n ? i + 16 * 255 : n;
+        for (; i + 16 <= stop; i += 16)
+            counts = vsubq_u8(counts, vceqq_u8(vld1q_u8(p + i), newline));
+        lines += vaddlvq_u8(counts);
     }
 #else
     for (; i + 8 <= n; i += 8) {
@@ -167,6 +215,20 @@ static inline void sashite_token_masks64(const unsigned char *p, uint64_t *lette
         q |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, apos)) << (16 * i);
     }
     *letters = l, *modifiers = m, *carets = c, *apostrophes = q;
+#elif defined(SASHITE_EPIN_NEON)
+    uint8x16_t v[4], letter[4], modifier[4], caret[4], apos[4];
+    int i;
+    for (i = 0; i < 4; i++) {
+        v[i] = vld1q_u8(p + 16 * i);
+        letter[i] = sashite_neon_letter(v[i]);
+        modifier[i] = vorrq_u8(vceqq_u8(v[i], vdupq_n_u8(0x2B)), vceqq_u8(v[i], vdupq_n_u8(0x2D)));
+        caret[i] = vceqq_u8(v[i], vdupq_n_u8(0x5E));
+        apos[i] = vceqq_u8(v[i], vdupq_n_u8(0x27));
+    }
+    *letters = sashite_neon_mask64(letter[0], letter[1], letter[2], letter[3]);
+    *modifiers = sashite_neon_mask64(modifier[0], modifier[1], modifier[2], modifier[3]);
+    *carets = sashite_neon_mask64(caret[0], caret[1], caret[2], caret[3]);
+    *apostrophes = sashite_neon_mask64(apos[0], apos[1], apos[2], apos[3]);
 #else
     uint64_t l = 0, m = 0, c = 0, q = 0;
     int i;

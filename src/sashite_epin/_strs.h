@@ -192,10 +192,10 @@ static Py_ssize_t sashite_str_plain(const char *base, Py_ssize_t i, Py_ssize_t e
                                     const uint64_t *records, int epin, int kernel)
 {
     Py_ssize_t upto, done;
-    if (kernel < SASHITE_KERNEL_AVX2)
+    if (!sashite_kernel_avx2_loops(kernel))
         return sashite_str_run(base, i, end, stride, out, records, epin);
     while (i < end) {
-        if (kernel >= SASHITE_KERNEL_AVX512)
+        if (kernel == SASHITE_KERNEL_AVX512)
             i = sashite_str_lanes_avx512(base, i, end, stride, out, records, epin);
         else
             i = sashite_str_lanes_avx2(base, i, end, stride, out, records, epin);
@@ -266,7 +266,7 @@ static Py_ssize_t sashite_str_records(sashite_str_reader *r, const char *base, P
             /* Under three hits in four, the table costs more than it saves; under
              * seven in eight where the SIMD kernels read the misses. */
             if (!r->warming
-                && 8 * hits < (r->kernel >= SASHITE_KERNEL_AVX2 ? 7 : 6) * (done - i))
+                && 8 * hits < (sashite_kernel_avx2_loops(r->kernel) ? 7 : 6) * (done - i))
                 r->rest = SASHITE_SEEN_REST;
             r->warming = 0;
         }
