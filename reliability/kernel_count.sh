@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Instructions a token costs in the bytes kernel (count + decode, no Python), counted,
+# not timed: the NEON kernel built for aarch64 and run under qemu-aarch64 (-singlestep:
+# each translated block one instruction, each one logged by -d exec,nochain), beside
+# the SSE2 kernel built for x86-64 and counted by valgrind.  Each is the difference of
+# two runs, the buffer read once and twice, over the tokens: one read alone.
+#
+#   bash reliability/kernel_count.sh [WORKDIR]     # needs qemu-user,
+#                                                  # gcc-aarch64-linux-gnu, valgrind
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="${1:-build/kernel_count}"
+mkdir -p "$work"
+tokens=20000
+gcc -O3 -Wall -Wextra -Werror -Isrc/sashite_epin reliability/kernel_count.c -o "$work/count-x86_64"
+aarch64-linux-gnu-gcc -O3 -Wall -Wextra -Werror -Isrc/sashite_epin reliability/kernel_count.c \
+  -o "$work/count-aarch64"
+
+neon() {  # instructions of one run of the aarch64 build, as qemu executed them
+  QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64 -singlestep -d exec,nochain \
+    -D /dev/stderr "$work/count-aarch64" neon "$tokens" "$1" 2>&1 >/dev/null | grep -c '^Trace'
+}
+sse2() {  # the same of the x86-64 build, as valgrind counted them
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/count-x86_64" sse2 \
+    "$tokens" "$1" 2>&1 | awk '/Collected/ {print $4}'
+}
+per_token() { python3 -c "print(f'{($2 - $1) / $tokens:.1f}')"; }
+n1=$(neon 1) && n2=$(neon 2)
+s1=$(sse2 1) && s2=$(sse2 2)
+echo "instructions a token, uniform corpus, $tokens tokens (count + decode):"
+echo "  neon (aarch64, qemu-aarch64 $(qemu-aarch64 --version | awk 'NR==1 {print $3}')): $(per_token "$n1" "$n2")"
+echo "  sse2 (x86-64, valgrind): $(per_token "$s1" "$s2")"

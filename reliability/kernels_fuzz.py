@@ -1,0 +1,116 @@
+"""Differential fuzzing of the bytes kernels: every kernel this build runs on this CPU
+against the portable one, on random inputs near the grammar.
+
+    python reliability/kernels_fuzz.py                 # 60 s
+    python reliability/kernels_fuzz.py --seconds 600 --seed 7
+
+Needs no fuzzing engine, so it runs wherever the compiled core does, under emulation
+too (reliability/aarch64.sh runs it on the NEON kernel under qemu, where atheris has no
+wheel).  Each input is read by each kernel through every road a kernel serves:
+``parse_many`` over the bytes (errors raised and marked, both notations), the same
+tokens as a pyarrow column where pyarrow is installed, and ``tokenize`` over the bytes
+as text (scan_many's block loop).  The outcomes (records, marked indexes, the error's
+token, reason, index, byte offset and line) must be equal; a difference prints the
+input and fails the run.  Inputs: tokens with separators of every kind, sized to cross
+64-byte block edges, then mutated byte by byte with the grammar's bytes, their
+neighbours, separators and bytes that are none of these.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from typing import Any
+
+from sashite_epin import Epin, ParseError, Pin, _core_c
+from sashite_epin._corpora import EPIN_TOKENS
+
+SEPARATORS = [b" ", b"\n", b"\t", b"\r\n", b"\x0b", b"\x0c", b"  "]
+NOISE = b" \t\n\r+-^'KkAZaz@[`{19/\x00\x7f\x80\x85\xa0\xff"
+
+
+def make_input(rng: random.Random) -> bytes:
+    """Tokens and separators, up to a few blocks long, then a few bytes changed."""
+    count = rng.choice([rng.randint(0, 8), rng.randint(8, 40), rng.randint(40, 300)])
+    data = bytearray()
+    for token in rng.choices(EPIN_TOKENS, k=count):
+        data += token.encode() + rng.choice(SEPARATORS)
+    if rng.random() < 0.3 and data:  # a FEEN-like run: tokens back to back
+        data = data.replace(b" ", b"")
+    for _ in range(rng.choice([0, 0, 1, 2, 5])):
+        if data:
+            data[rng.randrange(len(data))] = rng.choice(NOISE)
+    if rng.random() < 0.2:
+        data[rng.randrange(len(data) + 1) : 0] = bytes(rng.choices(NOISE, k=rng.randint(1, 4)))
+    return bytes(data)
+
+
+def outcomes(data: bytes, column: Any) -> list[object]:
+    """What the running kernel makes of data on every road."""
+    said: list[object] = []
+    for epin in (True, False):
+        for errors in ("raise", "mark"):
+            try:
+                result = _core_c.parse_many(data, epin, errors)
+                said.append(("ok", bytes(memoryview(result)), list(result.invalid)))
+            except ParseError as e:
+                said.append(("error", e.token, e.reason, e.index, e.position, e.line))
+            if column is not None:
+                try:
+                    result = _core_c.parse_many(column, epin, errors)
+                    said.append(("column", bytes(memoryview(result)), list(result.invalid)))
+                except ParseError as e:
+                    said.append(("column error", e.token, e.reason, e.index))
+        text = data.decode("latin-1")
+        try:
+            said.append(("text", (Epin if epin else Pin).tokenize(text)))
+        except ParseError as e:
+            said.append(("text error", e.reason, e.position))
+    return said
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seed", type=int, default=None)
+    args = parser.parse_args()
+    try:
+        import pyarrow
+    except ImportError:
+        pyarrow = None
+    seed = args.seed if args.seed is not None else random.randrange(2**32)
+    rng = random.Random(seed)
+    kernels = [k for k in _core_c.KERNELS if k != "portable"]
+    print(f"kernels {', '.join(kernels)} against portable, seed {seed}, {args.seconds:g} s")
+    if not kernels:
+        print("no SIMD kernel in this build on this CPU: nothing to compare")
+        return 0
+    before = _core_c.use_bytes_kernel("portable")
+    deadline = time.monotonic() + args.seconds
+    runs = 0
+    try:
+        while time.monotonic() < deadline:
+            data = make_input(rng)
+            column = None if pyarrow is None else pyarrow.array(data.split(), pyarrow.binary())
+            _core_c.use_bytes_kernel("portable")
+            want = outcomes(data, column)
+            for kernel in kernels:
+                _core_c.use_bytes_kernel(kernel)
+                got = outcomes(data, column)
+                if got != want:
+                    print(f"{kernel} differs from portable on {data!r}:")
+                    for g, w in zip(got, want, strict=True):
+                        if g != w:
+                            print(f"  {kernel}: {g!r}\n  portable: {w!r}")
+                    return 1
+            runs += 1
+    finally:
+        _core_c.use_bytes_kernel(before)
+    print(f"{runs} inputs, every kernel as the portable one")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
