@@ -1,13 +1,20 @@
 """Scanning FEEN-like placements from Python beside a pure-Python regex tokenizer, in one
-run (pytest-benchmark).  Goal: Epin.tokenize >= 10x faster.
+run (pytest-benchmark).  Goal: Epin.tokenize >= 10x faster.  And the C-level road:
+examples/feen_board.pyx decoding placements into boards, in placements per second.
 
     python -m pytest benchmarks/test_bench_scan.py --benchmark-group-by=group
 """
 
 from __future__ import annotations
 
+import re
+import shutil
+import sys
+from pathlib import Path
+
 import pytest
 
+import sashite_epin
 from sashite_epin import Epin
 from sashite_epin._bench import regex_tokenizer
 from sashite_epin._corpora import PLACEMENTS, uniform
@@ -59,3 +66,47 @@ def test_a_column_of_placements(benchmark, side):  # type: ignore[no-untyped-def
         "regex per row": lambda: [REGEX(s) for s in COLUMN],
     }[side]
     benchmark(work)
+
+
+# The C-level road: examples/feen_board.pyx (a cimport of scan_many) decoding each
+# placement of the column into a board of codes by square, compiled here as a third
+# party compiles it, beside the obvious Python (tokenize, then the digits and "/"
+# between tokens).  Its own nogil loop's placements per second go in extra_info.
+ROOT = Path(__file__).resolve().parent.parent
+BOARDS = [p.encode() for p in COLUMN]
+
+
+@pytest.fixture(scope="module")
+def feen_board(tmp_path_factory):  # type: ignore[no-untyped-def]
+    if sashite_epin.IMPLEMENTATION != "cython":
+        pytest.skip("the C-level API needs the compiled core")
+    sys.path.insert(0, str(ROOT / "tests" / "downstream"))
+    from compile_downstream import build, load
+
+    folder = tmp_path_factory.mktemp("feen_board")
+    shutil.copy(ROOT / "examples" / "feen_board.pyx", folder)
+    build(folder, ["feen_board"])
+    return load(folder, "feen_board")
+
+
+def board_in_python(placement: str) -> list[object]:
+    squares: list[object] = []
+    for item in Epin.tokenize(placement):
+        if not isinstance(item, str):
+            squares.append(item)
+            continue
+        for run in re.findall(r"[0-9]+", item):
+            squares.extend([None] * int(run))
+    return squares
+
+
+@pytest.mark.parametrize("side", ["feen_board.pyx", "tokenize + Python"])
+def test_placements_to_boards(benchmark, feen_board, side):  # type: ignore[no-untyped-def]
+    benchmark.group = "a column of FEEN placements -> boards"
+    if side == "feen_board.pyx":
+        rate, squares = feen_board.placements_per_second(BOARDS, 5)
+        benchmark.extra_info["C loop placements/s"] = round(rate)
+        benchmark.extra_info["C loop ns/square"] = round(1e9 / rate / (squares / len(BOARDS)), 2)
+        benchmark(lambda: [feen_board.board(p) for p in BOARDS])
+    else:
+        benchmark(lambda: [board_in_python(p) for p in COLUMN])

@@ -5,12 +5,9 @@ on every token, on scanning back-to-back text, on reason texts and on records.""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -24,44 +21,27 @@ from sashite_epin._corpora import EPIN_TOKENS
 from sashite_epin._errors import reason_text
 
 HERE = Path(__file__).parent / "downstream"
+sys.path.insert(0, str(HERE))
+from compile_downstream import build, load  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     implementation_expected() == "python", reason="the C-level API needs the compiled core"
 )
 
-BUILD = """
-from setuptools import Extension, setup
-from Cython.Build import cythonize
-modules = [Extension(name, [name + ".pyx"]) for name in ("engine_probe", "capi_example")]
-setup(ext_modules=cythonize(modules, quiet=True), script_args=["build_ext", "--inplace"])
-"""
 CAPI_PAGE = HERE.parent.parent / "docs" / "capi.md"
-
-
-def load(folder: Path, name: str) -> ModuleType:
-    built = next(folder.glob(f"{name}*.so"), None) or next(folder.glob(f"{name}*.pyd"))
-    spec = importlib.util.spec_from_file_location(name, built)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+FEEN_EXAMPLE = HERE.parent.parent / "examples" / "feen_board.pyx"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("downstream")
     shutil.copy(HERE / "engine_probe.pyx", folder)
+    shutil.copy(FEEN_EXAMPLE, folder)
     # docs/capi.md's example, as a reader would copy it: the page's cython block.
     example = re.search(r"^```cython\n(.*?)^```$", CAPI_PAGE.read_text(), re.S | re.M)
     assert example is not None
     (folder / "capi_example.pyx").write_text(example.group(1))
-    # Run from the temporary folder: Cython finds the .pxd in the installed package
-    # (sys.path), never in this source tree.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, "-c", BUILD], cwd=folder, env=env, capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    build(folder, ["engine_probe", "capi_example", "feen_board"])
     return folder
 
 
@@ -73,6 +53,11 @@ def probe(built: Path) -> ModuleType:
 @pytest.fixture(scope="module")
 def example(built: Path) -> ModuleType:
     return load(built, "capi_example")
+
+
+@pytest.fixture(scope="module")
+def feen(built: Path) -> ModuleType:
+    return load(built, "feen_board")
 
 
 def compiled() -> ModuleType:
@@ -205,3 +190,103 @@ def test_scan_many_agrees_with_scan_prefix_in_any_batch_size(probe: ModuleType) 
                 at += used
             for room in (1, 3, 1000):
                 assert probe.split_many(text, epin, room) == (expected, failure, reason), text
+
+
+def board_by_tokenize(placement: str, epin: bool) -> tuple[list[int], list[int]]:
+    """The reference: Epin.tokenize's tokens, and between them digits (a run of empty
+    squares, -1 each) and "/" (the rank ends); ValueError for any other byte there."""
+    tokenize = compiled().tokenize_epin if epin else compiled().tokenize_pin
+    squares: list[int] = []
+    ranks: list[int] = []
+    start = 0
+    for item in tokenize(placement):
+        if not isinstance(item, str):
+            squares.append(item.code)
+            continue
+        for part in re.split(r"(/)", item):
+            if part == "/":
+                ranks.append(len(squares) - start)
+                start = len(squares)
+            elif re.fullmatch(r"[0-9]*", part, re.ASCII):
+                squares.extend([-1] * sum(int(run) for run in re.findall(r"[0-9]+", part)))
+            else:
+                raise ValueError(f"{part!a} between tokens")
+    ranks.append(len(squares) - start)
+    return squares, ranks
+
+
+def random_placement(rng: random.Random) -> str:
+    ranks = []
+    for _ in range(rng.randint(1, 12)):
+        rank, empty = [], 0
+        for _ in range(rng.randint(0, 14)):
+            if rng.random() < 0.35:
+                empty += 1
+                continue
+            if empty:
+                rank.append(str(empty))
+                empty = 0
+            rank.append(rng.choice(EPIN_TOKENS))
+        if empty:
+            rank.append(str(empty))
+        ranks.append("".join(rank))
+    return "/".join(ranks)
+
+
+def test_the_feen_example_decodes_placements_as_tokenize_reads_them(feen: ModuleType) -> None:
+    from sashite_epin._corpora import PLACEMENTS
+
+    rng = random.Random(41)
+    # long enough placements to take several scan_many batches (256 tokens each)
+    wide = "/".join("".join(rng.choices(EPIN_TOKENS, k=300)) + "12" for _ in range(3))
+    placements = [*PLACEMENTS, wide, "", "/", "8", "10K/K10", "/".join(["9"] * 9)]
+    placements += [random_placement(rng) for _ in range(500)]
+    for placement in placements:
+        squares, ranks = feen.board(placement.encode(), True, 4096)
+        assert (list(squares), list(ranks)) == board_by_tokenize(placement, True), placement
+    squares, ranks = feen.board(PLACEMENTS[1].encode())
+    assert list(ranks) == [9] * 9 and len(squares) == 81
+    assert squares[4] == compiled().epin_code("k^") and squares[9] == -1
+
+
+def test_the_feen_example_stops_where_tokenize_stops_and_says_why(feen: ModuleType) -> None:
+    rng = random.Random(43)
+    noise = ["^", "'", "+", "-", "^^", "''", "*", " ", "/", "12", "+K^'"]
+    tried = 0
+    for _ in range(2000):
+        text = random_placement(rng)
+        at = rng.randrange(len(text) + 1)
+        text = text[:at] + rng.choice(noise) + text[at:]
+        for epin in (True, False):
+            # The first fault in the text's order: a token tokenize refuses, or a byte
+            # before it that is no digit and no "/".
+            try:
+                want: object = board_by_tokenize(text, epin)
+            except ParseError as error:
+                want = (error.position, str(error.reason))
+                try:
+                    board_by_tokenize(text[: error.position], epin)
+                except ValueError:
+                    want = "other"
+            except ValueError:
+                want = "other"
+            try:
+                squares, ranks = feen.board(text.encode(), epin, 4096)
+                got: object = (list(squares), list(ranks))
+            except ValueError as error:
+                offset, said = str(error).split(": ", 1)
+                got = "other" if "is no token" in said else (int(offset.split()[1]), said)
+            if isinstance(want, tuple) and isinstance(want[0], int):
+                tried += 1
+            assert got == want, (text, epin)
+    assert tried > 500  # most inputs break a token
+
+
+def test_the_feen_example_refuses_a_board_bigger_than_its_room(feen: ModuleType) -> None:
+    with pytest.raises(ValueError, match="more than 16 squares"):
+        feen.board(b"8/8/K", True, 16)
+    with pytest.raises(ValueError, match="more than 16 squares"):
+        feen.board(b"99999999999999999999999", True, 16)
+    assert list(feen.board(b"8/8", True, 16)[1]) == [8, 8]
+    rate, squares = feen.placements_per_second([p.encode() for p in ["8/8", "K7/8"]], 2)
+    assert rate > 0 and squares == 32
