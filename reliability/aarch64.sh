@@ -11,8 +11,9 @@
 # - the compiled core cross-built by Debian's gcc-aarch64-linux-gnu from the same
 #   Cython output as the x86-64 build, -Wall -Wextra -Werror;
 # - under qemu-aarch64: the import picks the NEON kernel, then the kernel tests, the
-#   conformance battery, scan_many's tests and a differential fuzz of every kernel
-#   against the portable one (reliability/kernels_fuzz.py);
+#   conformance battery, scan_many's, the Arrow columns', the list path's and numpy
+#   strings' tests, and a differential fuzz of every kernel against the portable one
+#   (reliability/kernels_fuzz.py);
 # - the instructions a token costs: reliability/kernel_count.c, once built for aarch64
 #   (NEON) and counted by qemu, once for x86-64 (SSE2) and counted by valgrind.
 # Speed cannot be measured under emulation; instruction counts can.
@@ -80,9 +81,13 @@ pip_platforms=()
 for tag in manylinux_2_17_aarch64 manylinux2014_aarch64 manylinux_2_28_aarch64; do
   pip_platforms+=(--platform "$tag")
 done
-python3 -m pip install -q --disable-pip-version-check --target "$work/site" \
-  "${pip_platforms[@]}" --python-version 3.11 --implementation cp --only-binary=:all: \
-  "pytest>=8" "pytest-xdist>=3" "numpy>=1.26" "pyarrow>=18" "hypothesis>=6.100" 2>&1 | grep -v "WARNING" || true
+if ! python3 -m pip install -q --disable-pip-version-check --target "$work/site" \
+    "${pip_platforms[@]}" --python-version 3.11 --implementation cp --only-binary=:all: \
+    "pytest>=8" "pytest-xdist>=3" "numpy>=1.26" "pyarrow>=18" "hypothesis>=6.100" \
+    "pandas>=3" "nanoarrow>=0.6" >"$work/pip.log" 2>&1; then
+  cat "$work/pip.log"
+  exit 1
+fi
 
 echo "== the compiled core for aarch64 (gcc-aarch64-linux-gnu, -Wall -Wextra -Werror)"
 cython -3 src/sashite_epin/_core_c.pyx -o "$work/core_c.c"
@@ -103,7 +108,7 @@ assert sashite_epin.BYTES_KERNEL == "neon", sashite_epin.BYTES_KERNEL
 print(f"aarch64: {sashite_epin.__file__}, kernels {_core_c.KERNELS}")
 PY
 
-echo "== under qemu: kernel tests, conformance battery, scan_many (compiled core)"
+echo "== under qemu: the kernels, conformance, scan_many, Arrow columns, lists, numpy (compiled core)"
 # The compiled core's tests only (the twin is the same Python code on every machine),
 # and the compiled-against-twin sweep up to 4 characters (5 takes minutes under qemu;
 # the native suite runs it).
@@ -114,7 +119,8 @@ fi
 SASHITE_EPIN_IMPLEMENTATION=cython "${py[@]}" -m pytest -q -p no:cacheprovider -n "$(nproc)" \
   -k "not ($skip)" \
   --deselect "tests/test_conformance.py::test_compiled_core_and_twin_give_the_same_code_or_reason[5]" \
-  tests/test_kernels.py tests/test_conformance.py tests/test_scan.py
+  tests/test_kernels.py tests/test_conformance.py tests/test_scan.py tests/test_columns.py \
+  tests/test_list_path.py tests/test_numpy_strings.py
 
 echo "== under qemu: differential fuzz, every kernel against the portable one (${seconds} s)"
 "${py[@]}" reliability/kernels_fuzz.py --seconds "$seconds"

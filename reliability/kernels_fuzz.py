@@ -7,12 +7,14 @@ against the portable one, on random inputs near the grammar.
 Needs no fuzzing engine, so it runs wherever the compiled core does, under emulation
 too (reliability/aarch64.sh runs it on the NEON kernel under qemu, where atheris has no
 wheel).  Each input is read by each kernel through every road a kernel serves:
-``parse_many`` over the bytes (errors raised and marked, both notations), the same
-tokens as a pyarrow column where pyarrow is installed, and ``tokenize`` over the bytes
-as text (scan_many's block loop).  The outcomes (records, marked indexes, the error's
-token, reason, index, byte offset and line) must be equal; a difference prints the
-input and fails the run.  Inputs: tokens with separators of every kind, sized to cross
-64-byte block edges, then mutated byte by byte with the grammar's bytes, their
+``parse_many`` over the bytes (errors raised and marked, both notations), over the same
+tokens as a list of str, as Arrow binary, large_binary and binary_view columns and as
+numpy S, U and StringDType arrays where those are installed, and ``tokenize`` over the
+bytes as text (scan_many's block loop); and what a kernel writes back, ``to_bytes()``
+and the Arrow export.  The outcomes (records, marked indexes, the error's token, reason,
+index, byte offset and line, the outputs) must be equal; a difference prints
+the input and fails the run.  Inputs: tokens with separators of every kind, sized to
+cross 64-byte block edges, then mutated byte by byte with the grammar's bytes, their
 neighbours, separators and bytes that are none of these.
 """
 
@@ -31,6 +33,24 @@ SEPARATORS = [b" ", b"\n", b"\t", b"\r\n", b"\x0b", b"\x0c", b"  "]
 NOISE = b" \t\n\r+-^'KkAZaz@[`{19/\x00\x7f\x80\x85\xa0\xff"
 
 
+def arrow_kinds(pyarrow: Any) -> list[Any]:
+    """The Arrow layouts a kernel reads: 32-bit and 64-bit offsets, and views."""
+    return [pyarrow.binary(), pyarrow.large_binary(), pyarrow.binary_view()]
+
+
+def written(result: Any) -> object:
+    """What a kernel writes back from a result: its joined tokens (when every entry is
+    valid) and its Arrow export, read through the PyCapsule interface."""
+    joined = result.to_bytes() if not result.invalid else None
+    schema, array = result.__arrow_c_array__()
+    try:
+        import pyarrow
+    except ImportError:
+        return joined
+    exported = pyarrow.Array._import_from_c_capsule(schema, array)
+    return joined, [None if b is None else b.to_pybytes() for b in exported.buffers()]
+
+
 def make_input(rng: random.Random) -> bytes:
     """Tokens and separators, up to a few blocks long, then a few bytes changed."""
     count = rng.choice([rng.randint(0, 8), rng.randint(8, 40), rng.randint(40, 300)])
@@ -47,22 +67,21 @@ def make_input(rng: random.Random) -> bytes:
     return bytes(data)
 
 
-def outcomes(data: bytes, column: Any) -> list[object]:
-    """What the running kernel makes of data on every road."""
+def outcomes(data: bytes, columns: list[Any]) -> list[object]:
+    """What the running kernel makes of data on every road: the buffer, and the same
+    tokens as each column (Arrow binary layouts, a list of str)."""
     said: list[object] = []
     for epin in (True, False):
         for errors in ("raise", "mark"):
-            try:
-                result = _core_c.parse_many(data, epin, errors)
-                said.append(("ok", bytes(memoryview(result)), list(result.invalid)))
-            except ParseError as e:
-                said.append(("error", e.token, e.reason, e.index, e.position, e.line))
-            if column is not None:
+            for source in (data, *columns):
                 try:
-                    result = _core_c.parse_many(column, epin, errors)
-                    said.append(("column", bytes(memoryview(result)), list(result.invalid)))
+                    result = _core_c.parse_many(source, epin, errors)
+                    said.append(("ok", bytes(memoryview(result)), list(result.invalid)))
                 except ParseError as e:
-                    said.append(("column error", e.token, e.reason, e.index))
+                    said.append(("error", e.token, e.reason, e.index, e.position, e.line))
+                    continue
+                if source is data:  # the outputs the kernel writes
+                    said.append(written(result))
         text = data.decode("latin-1")
         try:
             said.append(("text", (Epin if epin else Pin).tokenize(text)))
@@ -80,6 +99,10 @@ def main() -> int:
         import pyarrow
     except ImportError:
         pyarrow = None
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     rng = random.Random(seed)
     kernels = [k for k in _core_c.KERNELS if k != "portable"]
@@ -93,12 +116,22 @@ def main() -> int:
     try:
         while time.monotonic() < deadline:
             data = make_input(rng)
-            column = None if pyarrow is None else pyarrow.array(data.split(), pyarrow.binary())
+            parts = data.split()
+            columns: list[Any] = [[part.decode("latin-1") for part in parts]]
+            if pyarrow is not None:
+                columns += [pyarrow.array(parts, kind) for kind in arrow_kinds(pyarrow)]
+            if numpy is not None and parts:
+                texts = columns[0]
+                columns += [
+                    numpy.array(parts, "S"),
+                    numpy.array(texts, "U"),
+                    numpy.array(texts, numpy.dtypes.StringDType()),
+                ]
             _core_c.use_bytes_kernel("portable")
-            want = outcomes(data, column)
+            want = outcomes(data, columns)
             for kernel in kernels:
                 _core_c.use_bytes_kernel(kernel)
-                got = outcomes(data, column)
+                got = outcomes(data, columns)
                 if got != want:
                     print(f"{kernel} differs from portable on {data!r}:")
                     for g, w in zip(got, want, strict=True):

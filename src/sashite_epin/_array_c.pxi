@@ -53,9 +53,11 @@ cdef extern from "_formats.h" nogil:
         const unsigned char* sep, int sep_len)
     void formats_init "sashite_formats_init"(
         const unsigned char (*token)[4], const unsigned char* length)
-    int64_t join_avx2 "sashite_join_avx2"(
-        const unsigned char* records, int64_t n, const shape_texts* t, int sep_len,
-        unsigned char** out, const unsigned char* end)
+    # 16 tokens at a time under a kernel with these loops (AVX2, AVX-512, NEON); how
+    # many it wrote (0 under another kernel)
+    int64_t join_lanes "sashite_join_lanes"(
+        int kernel, const unsigned char* records, int64_t n, const shape_texts* t,
+        int sep_len, unsigned char** out, const unsigned char* end)
 
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
@@ -494,10 +496,8 @@ cdef class TokenArray:
             with nogil:
                 records = self.records + 5 * start
                 if table != NULL:
-                    done = 0
-                    if kernel_avx2_loops(bytes_kernel_id):  # 16 tokens at a time
-                        done = join_avx2(records, stop - start, &table.shapes, sep_len, &at,
-                                         end)
+                    done = join_lanes(bytes_kernel_id, records, stop - start, &table.shapes,
+                                      sep_len, &at, end)
                     at = <unsigned char*>join_short(records + 5 * done, stop - start - done,
                                                     table, separator, sep_len, <char*>at,
                                                     end - at, stop < self.count)

@@ -55,31 +55,21 @@ cdef extern from "_arrow.h" nogil:
     const char* stream_error "sashite_stream_error"(ArrowArrayStream* s)
 
 cdef extern from "_columns.h" nogil:
-    # The SIMD kernels' readers: entries i.. to count - 1 in groups of 8, each returning
-    # the first entry it did not write (the exact loops below read on from there).  The
-    # AVX-512 ones differ in how they write (_columns.h).
-    Py_ssize_t offsets32_avx2 "sashite_offsets32_avx2"(
-        const unsigned char* data, const int32_t* o, Py_ssize_t i, Py_ssize_t count,
-        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+    # The SIMD kernels' readers (AVX2, AVX-512, NEON): entries i.. to count - 1 in
+    # groups of 8, each returning the first entry it did not write (the exact loops
+    # below read on from there); i itself under a kernel without them.
+    Py_ssize_t offsets32_lanes "sashite_offsets32_lanes"(
+        int kernel, const unsigned char* data, const int32_t* o, Py_ssize_t i,
+        Py_ssize_t count, int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
         const uint64_t* records, int epin)
-    Py_ssize_t offsets64_avx2 "sashite_offsets64_avx2"(
-        const unsigned char* data, const int64_t* o, Py_ssize_t i, Py_ssize_t count,
-        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+    Py_ssize_t offsets64_lanes "sashite_offsets64_lanes"(
+        int kernel, const unsigned char* data, const int64_t* o, Py_ssize_t i,
+        Py_ssize_t count, int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
         const uint64_t* records, int epin)
-    Py_ssize_t views_avx2 "sashite_views_avx2"(
-        const unsigned char* v, Py_ssize_t i, Py_ssize_t count, const uint8_t* bits,
-        int64_t bit, unsigned char* out, const uint64_t* records, int epin)
-    Py_ssize_t offsets32_avx512 "sashite_offsets32_avx512"(
-        const unsigned char* data, const int32_t* o, Py_ssize_t i, Py_ssize_t count,
-        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
-        const uint64_t* records, int epin)
-    Py_ssize_t offsets64_avx512 "sashite_offsets64_avx512"(
-        const unsigned char* data, const int64_t* o, Py_ssize_t i, Py_ssize_t count,
-        int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
-        const uint64_t* records, int epin)
-    Py_ssize_t views_avx512 "sashite_views_avx512"(
-        const unsigned char* v, Py_ssize_t i, Py_ssize_t count, const uint8_t* bits,
-        int64_t bit, unsigned char* out, const uint64_t* records, int epin)
+    Py_ssize_t views_lanes "sashite_views_lanes"(
+        int kernel, const unsigned char* v, Py_ssize_t i, Py_ssize_t count,
+        const uint8_t* bits, int64_t bit, unsigned char* out, const uint64_t* records,
+        int epin)
 
 # The layout of a string column, from its schema's format.
 cdef enum:
@@ -495,25 +485,17 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef int64_t i = 0, e, upto, n, j, start, stop
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
-    cdef bint simd = kernel_avx2_loops(bytes_kernel_id)
-    cdef bint wide = bytes_kernel_id == SASHITE_KERNEL_AVX512
+    cdef int kernel = bytes_kernel_id
+    cdef bint simd = kernel_lanes(kernel)
     while i < length:
         upto = length
-        if wide:
+        if simd:
             if offset_t is int32_t:
-                i = offsets32_avx512(data, o, i, length, end, bits, first, out,
-                                     records_by_index, epin)
+                i = offsets32_lanes(kernel, data, o, i, length, end, bits, first, out,
+                                    records_by_index, epin)
             else:
-                i = offsets64_avx512(data, o, i, length, end, bits, first, out,
-                                     records_by_index, epin)
-            upto = min(i + 8, length)
-        elif simd:
-            if offset_t is int32_t:
-                i = offsets32_avx2(data, o, i, length, end, bits, first, out,
-                                   records_by_index, epin)
-            else:
-                i = offsets64_avx2(data, o, i, length, end, bits, first, out,
-                                   records_by_index, epin)
+                i = offsets64_lanes(kernel, data, o, i, length, end, bits, first, out,
+                                    records_by_index, epin)
             upto = min(i + 8, length)
         for e in range(i, upto):
             start = o[e]
@@ -554,15 +536,12 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef int32_t n
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
-    cdef bint simd = kernel_avx2_loops(bytes_kernel_id)
-    cdef bint wide = bytes_kernel_id == SASHITE_KERNEL_AVX512
+    cdef int kernel = bytes_kernel_id
+    cdef bint simd = kernel_lanes(kernel)
     while i < length:
         upto = length
-        if wide:
-            i = views_avx512(view, i, length, bits, first, out, records_by_index, epin)
-            upto = min(i + 8, length)
-        elif simd:
-            i = views_avx2(view, i, length, bits, first, out, records_by_index, epin)
+        if simd:
+            i = views_lanes(kernel, view, i, length, bits, first, out, records_by_index, epin)
             upto = min(i + 8, length)
         for e in range(i, upto):
             memcpy(&n, view + 16 * e, 4)

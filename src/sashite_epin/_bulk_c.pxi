@@ -48,27 +48,16 @@ cdef extern from "_strs.h":
         unsigned char* out, const uint64_t* records, int epin)
 
 cdef extern from "_fixed.h" nogil:
-    # numpy S / U arrays of width 1-4, contiguous: elements i.. to count - 1, eight at a
-    # time; each returns the first element it did not write.
-    Py_ssize_t fixed_s_avx2 "sashite_fixed_s_avx2"(
-        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
+    # numpy S / U arrays of width 1-4 (wide: U), contiguous, and StringDType arrays:
+    # elements i.. to count - 1, eight at a time under a kernel with lanes (AVX2,
+    # AVX-512, NEON); each returns the first element it did not write (i itself under
+    # a kernel without them).
+    Py_ssize_t fixed_lanes "sashite_fixed_lanes"(
+        int kernel, int wide, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
+        Py_ssize_t w, unsigned char* out, const uint64_t* records, int epin)
+    Py_ssize_t strings_lanes "sashite_strings_lanes"(
+        int kernel, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         unsigned char* out, const uint64_t* records, int epin)
-    Py_ssize_t fixed_u_avx2 "sashite_fixed_u_avx2"(
-        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
-        unsigned char* out, const uint64_t* records, int epin)
-    Py_ssize_t fixed_s_avx512 "sashite_fixed_s_avx512"(
-        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
-        unsigned char* out, const uint64_t* records, int epin)
-    Py_ssize_t fixed_u_avx512 "sashite_fixed_u_avx512"(
-        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t w,
-        unsigned char* out, const uint64_t* records, int epin)
-    # numpy StringDType arrays, contiguous
-    Py_ssize_t fixed_t_avx2 "sashite_fixed_t_avx2"(
-        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, unsigned char* out,
-        const uint64_t* records, int epin)
-    Py_ssize_t fixed_t_avx512 "sashite_fixed_t_avx512"(
-        const unsigned char* base, Py_ssize_t i, Py_ssize_t count, unsigned char* out,
-        const uint64_t* records, int epin)
 
 cdef extern from "_kernels.h" nogil:
     enum:
@@ -95,7 +84,9 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
     uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
     bint kernel_runs "sashite_kernel_runs"(int kernel)
-    bint kernel_avx2_loops "sashite_kernel_avx2_loops"(int kernel)
+    # whether a kernel reads lists, Arrow columns and numpy arrays eight entries at a
+    # time (AVX2, AVX-512, NEON)
+    bint kernel_lanes "sashite_kernel_lanes"(int kernel)
     count_fn count_kernel "sashite_count_kernel"(int kernel)
     decode_fn decode_kernel "sashite_decode_kernel"(int kernel)
     scan_fn scan_kernel "sashite_scan_kernel"(int kernel)
@@ -183,8 +174,8 @@ build_bulk_tables()
 # The bytes kernel: which one runs, and the record table it writes from.
 
 # Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import
-# (best first: a higher number, where a build has two for one CPU).  Where only an AVX2
-# loop exists (the export, to_bytes), kernel_avx2_loops says the AVX-512 kernel runs it.
+# (best first: a higher number, where a build has two for one CPU).  Where the AVX-512
+# kernel has no loop of its own (the lanes, the export, to_bytes), it runs AVX2's.
 cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2", "avx512", "neon")
 cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
 cdef unsigned short code_of_index[SASHITE_RECORD_INDEXES]  # the same tokens' codes
@@ -697,19 +688,15 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     # The SIMD kernels read contiguous arrays of 1-4 characters eight elements at a
     # time (_fixed.h), each lane 4 characters from its element's start: only elements
     # at least that far from the array's end.
-    cdef bint simd = (kernel_avx2_loops(bytes_kernel_id) and 1 <= width <= 4
+    cdef int kernel = bytes_kernel_id
+    cdef bint simd = (kernel_lanes(kernel) and 1 <= width <= 4
                       and stride == (4 * width if wide else width))
     cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
     lanes = min(lanes, stop)
     while k < stop:
         upto = stop
         if k < lanes:
-            if bytes_kernel_id == SASHITE_KERNEL_AVX512:
-                k = (fixed_u_avx512 if wide else fixed_s_avx512)(
-                    base, k, lanes, width, out, records_by_index, epin)
-            else:
-                k = (fixed_u_avx2 if wide else fixed_s_avx2)(
-                    base, k, lanes, width, out, records_by_index, epin)
+            k = fixed_lanes(kernel, wide, base, k, lanes, width, out, records_by_index, epin)
             upto = min(k + 8, stop)
         while k < upto:
             e = base + k * stride
@@ -827,14 +814,12 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
     cdef Py_ssize_t k = at[0], upto, n
     cdef const unsigned char* e
     cdef int code
-    cdef bint simd = kernel_avx2_loops(bytes_kernel_id) and stride == 16
+    cdef int kernel = bytes_kernel_id
+    cdef bint simd = kernel_lanes(kernel) and stride == 16
     while k < count:
         upto = count
         if simd:
-            if bytes_kernel_id == SASHITE_KERNEL_AVX512:
-                k = fixed_t_avx512(base, k, count, out, records_by_index, epin)
-            else:
-                k = fixed_t_avx2(base, k, count, out, records_by_index, epin)
+            k = strings_lanes(kernel, base, k, count, out, records_by_index, epin)
             upto = min(k + 8, count)
         while k < upto:
             e = base + k * stride

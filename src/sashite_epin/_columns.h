@@ -1,4 +1,4 @@
-/* Arrow string columns (_arrow_c.pxi), eight entries at a time with AVX2 or AVX-512:
+/* Arrow string columns (_arrow_c.pxi), eight entries at a time with AVX2, AVX-512 or NEON:
  * utf8 and large_utf8 through their offsets, string_view through its 16-byte views.
  *
  * An entry's bytes are not scanned: its length and its first 4 bytes (a scalar load
@@ -217,5 +217,151 @@ SASHITE_DEFINE_COLUMN_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
 SASHITE_DEFINE_COLUMN_READERS(avx2)
 SASHITE_DEFINE_COLUMN_READERS(avx512)
 #endif /* SASHITE_EPIN_AVX2 */
+
+#ifdef SASHITE_EPIN_NEON
+/* NEON (_kernels.h: the rule on two 4-lane vectors): the same groups, loaded by
+ * scalar code into arrays, each start checked before anything is read there. */
+static inline int sashite_group32_neon(const unsigned char *data, const int32_t *o,
+                                       int64_t limit, uint32_t *n, uint32_t *w)
+{
+    int k;
+    for (k = 0; k < 8; k++)
+        if (o[k] < 0 || o[k] >= limit)
+            return 0;
+    for (k = 0; k < 8; k++) {
+        n[k] = (uint32_t)o[k + 1] - (uint32_t)o[k]; /* wraps as AVX2's subtraction */
+        w[k] = (uint32_t)sashite_load32(data + o[k]);
+    }
+    return 1;
+}
+
+/* large_utf8: the lengths checked (1-4) before they are narrowed to 32 bits. */
+static inline int sashite_group64_neon(const unsigned char *data, const int64_t *o,
+                                       int64_t limit, uint32_t *n, uint32_t *w)
+{
+    int k;
+    for (k = 0; k < 8; k++)
+        if (o[k] < 0 || o[k] >= limit || (uint64_t)o[k + 1] - (uint64_t)o[k] - 1 > 3)
+            return 0;
+    for (k = 0; k < 8; k++) {
+        n[k] = (uint32_t)(o[k + 1] - o[k]);
+        w[k] = (uint32_t)sashite_load32(data + o[k]);
+    }
+    return 1;
+}
+
+/* string_view: the length, then the inline bytes, of each 16-byte view. */
+static inline int sashite_group_views_neon(const unsigned char *v, uint32_t *n, uint32_t *w)
+{
+    int k;
+    for (k = 0; k < 8; k++) {
+        n[k] = (uint32_t)sashite_load32(v + 16 * k);
+        w[k] = (uint32_t)sashite_load32(v + 16 * k + 4);
+    }
+    return 1;
+}
+
+#define SASHITE_GROUP32_NEON(I, N, W)                                                      \
+    (sashite_valid8(bits, bit + (I)) && sashite_group32_neon(data, o + (I), limit, N, W))
+#define SASHITE_GROUP64_NEON(I, N, W)                                                      \
+    (sashite_valid8(bits, bit + (I)) && sashite_group64_neon(data, o + (I), limit, N, W))
+#define SASHITE_GROUP_VIEWS_NEON(I, N, W)                                                  \
+    (sashite_valid8(bits, bit + (I)) && sashite_group_views_neon(v + 16 * (I), N, W))
+
+static Py_ssize_t sashite_offsets32_neon(const unsigned char *data, const int32_t *o,
+                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
+                                         const uint8_t *bits, int64_t bit, unsigned char *out,
+                                         const uint64_t *records, int epin)
+{
+    const int64_t limit = end - 3;
+    if (end < 3)
+        return i;
+    SASHITE_LANES_LOOP_NEON(SASHITE_GROUP32_NEON)
+}
+
+static Py_ssize_t sashite_offsets64_neon(const unsigned char *data, const int64_t *o,
+                                         Py_ssize_t i, Py_ssize_t count, int64_t end,
+                                         const uint8_t *bits, int64_t bit, unsigned char *out,
+                                         const uint64_t *records, int epin)
+{
+    const int64_t limit = end - 3;
+    if (end < 3)
+        return i;
+    SASHITE_LANES_LOOP_NEON(SASHITE_GROUP64_NEON)
+}
+
+static Py_ssize_t sashite_views_neon(const unsigned char *v, Py_ssize_t i, Py_ssize_t count,
+                                     const uint8_t *bits, int64_t bit, unsigned char *out,
+                                     const uint64_t *records, int epin)
+{
+    SASHITE_LANES_LOOP_NEON(SASHITE_GROUP_VIEWS_NEON)
+}
+#undef SASHITE_GROUP32_NEON
+#undef SASHITE_GROUP64_NEON
+#undef SASHITE_GROUP_VIEWS_NEON
+#endif /* SASHITE_EPIN_NEON */
+
+/* The column readers of a kernel; i itself for a kernel without lanes (the exact loop
+ * then reads every entry). */
+static inline Py_ssize_t sashite_offsets32_lanes(int kernel, const unsigned char *data,
+                                                 const int32_t *o, Py_ssize_t i,
+                                                 Py_ssize_t count, int64_t end,
+                                                 const uint8_t *bits, int64_t bit,
+                                                 unsigned char *out, const uint64_t *records,
+                                                 int epin)
+{
+    switch (kernel) {
+    case SASHITE_KERNEL_AVX512:
+        return sashite_offsets32_avx512(data, o, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_AVX2:
+        return sashite_offsets32_avx2(data, o, i, count, end, bits, bit, out, records, epin);
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_offsets32_neon(data, o, i, count, end, bits, bit, out, records, epin);
+#endif
+    default:
+        return i;
+    }
+}
+
+static inline Py_ssize_t sashite_offsets64_lanes(int kernel, const unsigned char *data,
+                                                 const int64_t *o, Py_ssize_t i,
+                                                 Py_ssize_t count, int64_t end,
+                                                 const uint8_t *bits, int64_t bit,
+                                                 unsigned char *out, const uint64_t *records,
+                                                 int epin)
+{
+    switch (kernel) {
+    case SASHITE_KERNEL_AVX512:
+        return sashite_offsets64_avx512(data, o, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_AVX2:
+        return sashite_offsets64_avx2(data, o, i, count, end, bits, bit, out, records, epin);
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_offsets64_neon(data, o, i, count, end, bits, bit, out, records, epin);
+#endif
+    default:
+        return i;
+    }
+}
+
+static inline Py_ssize_t sashite_views_lanes(int kernel, const unsigned char *v, Py_ssize_t i,
+                                             Py_ssize_t count, const uint8_t *bits,
+                                             int64_t bit, unsigned char *out,
+                                             const uint64_t *records, int epin)
+{
+    switch (kernel) {
+    case SASHITE_KERNEL_AVX512:
+        return sashite_views_avx512(v, i, count, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_AVX2:
+        return sashite_views_avx2(v, i, count, bits, bit, out, records, epin);
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_views_neon(v, i, count, bits, bit, out, records, epin);
+#endif
+    default:
+        return i;
+    }
+}
 
 #endif

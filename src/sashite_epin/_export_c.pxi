@@ -40,10 +40,12 @@ cdef extern from "_arrow_export.h" nogil:
     void stream_capsule_free "sashite_stream_capsule_free"(object capsule) noexcept
 
 cdef extern from "_formats.h" nogil:
-    int64_t export_fields_avx2 "sashite_export_fields_avx2"(
-        const unsigned char* records, int64_t n, int32_t* offsets, unsigned char* data,
-        int32_t* at, int8_t* abbr, int8_t* side, int8_t* state, uint8_t* terminal,
-        uint8_t* derived)
+    # every field, 16 records at a time under a kernel with these loops (AVX2, AVX-512,
+    # NEON); how many it wrote (0 under another kernel)
+    int64_t export_fields_lanes "sashite_export_fields_lanes"(
+        int kernel, const unsigned char* records, int64_t n, int32_t* offsets,
+        unsigned char* data, int32_t* at, int8_t* abbr, int8_t* side, int8_t* state,
+        uint8_t* terminal, uint8_t* derived)
 
 cdef const char* FIELD_NAMES[2][8]
 cdef const char* FIELD_FORMATS[2][8]
@@ -365,13 +367,10 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     start = 0
     while start < n:  # a piece of entries at a time (a multiple of 16), signals between
         stop = min(n, start + piece)
-        if kernel_avx2_loops(bytes_kernel_id):  # every field, 16 records at a time
-            done = start + export_fields_avx2(
-                records + 5 * start, stop - start, token_offsets + start, token_data, &at,
-                letter + start, side + start, state + start, terminal + start // 8,
-                derived + start // 8)
-        else:
-            done = start
+        done = start + export_fields_lanes(
+            bytes_kernel_id, records + 5 * start, stop - start, token_offsets + start,
+            token_data, &at, letter + start, side + start, state + start,
+            terminal + start // 8, derived + start // 8)
         fill_rest(records, done, stop, n, token_offsets, token_data, &at, letter, side,
                   state, terminal, derived)
         start = stop

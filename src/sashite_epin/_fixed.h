@@ -1,5 +1,5 @@
 /* numpy S (bytes) and U (UCS4) arrays of 1 to 4 characters an element, contiguous, eight
- * elements at a time under the AVX2 and AVX-512 kernels (parse_fixed_width in
+ * elements at a time under the AVX2, AVX-512 and NEON kernels (parse_fixed_width in
  * _bulk_c.pxi; its exact loop reads every other element and every other array).
  *
  * An element of width w holds its string and then NULs to its end (numpy strips
@@ -196,5 +196,142 @@ SASHITE_DEFINE_FIXED_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
 SASHITE_DEFINE_FIXED_READERS(avx2)
 SASHITE_DEFINE_FIXED_READERS(avx512)
 #endif /* SASHITE_EPIN_AVX2 */
+
+#ifdef SASHITE_EPIN_NEON
+/* NEON (_kernels.h: the rule on two 4-lane vectors): the same lanes, loaded by scalar
+ * code into arrays, with the same checks. */
+
+/* An element's length as above: how many of its word's four shifts are not zero. */
+static inline uint32_t sashite_fixed_length(uint32_t x)
+{
+    return (uint32_t)(x != 0) + ((x >> 8) != 0) + ((x >> 16) != 0) + ((x >> 24) != 0);
+}
+
+static inline int sashite_fixed_group_s_neon(const unsigned char *e, Py_ssize_t w,
+                                             uint32_t keep, uint32_t *n, uint32_t *x)
+{
+    int k;
+    for (k = 0; k < 8; k++) {
+        x[k] = (uint32_t)sashite_load32(e + k * w) & keep;
+        n[k] = sashite_fixed_length(x[k]);
+    }
+    return 1;
+}
+
+/* U: the first 4 code units of each element, those past w cleared, all ASCII. */
+static inline int sashite_fixed_group_u_neon(const unsigned char *e, Py_ssize_t w,
+                                             uint32_t *n, uint32_t *x)
+{
+    int k, j;
+    uint32_t unit, word;
+    for (k = 0; k < 8; k++) {
+        word = 0;
+        for (j = 0; j < 4; j++) {
+            unit = j < w ? (uint32_t)sashite_load32(e + 4 * (k * w + j)) : 0;
+            if (unit > 0x7F)
+                return 0;
+            word |= unit << (8 * j);
+        }
+        x[k] = word;
+        n[k] = sashite_fixed_length(word);
+    }
+    return 1;
+}
+
+/* StringDType: inline (flags 0x60 in the high nibble of byte 15, the size in its low
+ * one), a size of 1 to 4, ASCII, no NUL among its bytes. */
+static inline int sashite_fixed_group_t_neon(const unsigned char *e, uint32_t *n, uint32_t *x)
+{
+    int k;
+    unsigned flags, size;
+    uint32_t word, keep;
+    for (k = 0; k < 8; k++) {
+        flags = e[16 * k + 15];
+        size = flags & 15;
+        if ((flags & 0xF0) != 0x60 || size - 1 > 3)
+            return 0;
+        keep = (uint32_t)(UINT64_C(0xFFFFFFFF) >> (32 - 8 * size));
+        word = (uint32_t)sashite_load32(e + 16 * k) & keep;
+        /* a byte of 0x80 or more, or a NUL, among the size's bytes */
+        if ((word & 0x80808080u) || ((word - 0x01010101u) & ~word & 0x80808080u & keep))
+            return 0;
+        x[k] = word;
+        n[k] = size;
+    }
+    return 1;
+}
+
+#define SASHITE_FIXED_S_NEON(I, N, X) sashite_fixed_group_s_neon(base + (I) * width, width, keep, N, X)
+#define SASHITE_FIXED_U_NEON(I, N, X) sashite_fixed_group_u_neon(base + (I) * 4 * width, width, N, X)
+#define SASHITE_FIXED_T_NEON(I, N, X) sashite_fixed_group_t_neon(base + 16 * (I), N, X)
+
+static Py_ssize_t sashite_fixed_s_neon(const unsigned char *base, Py_ssize_t i,
+                                       Py_ssize_t count, Py_ssize_t width, unsigned char *out,
+                                       const uint64_t *records, int epin)
+{
+    const uint32_t keep = (uint32_t)(UINT64_C(0xFFFFFFFF) >> (32 - 8 * width));
+    SASHITE_LANES_LOOP_NEON(SASHITE_FIXED_S_NEON)
+}
+
+static Py_ssize_t sashite_fixed_u_neon(const unsigned char *base, Py_ssize_t i,
+                                       Py_ssize_t count, Py_ssize_t width, unsigned char *out,
+                                       const uint64_t *records, int epin)
+{
+    SASHITE_LANES_LOOP_NEON(SASHITE_FIXED_U_NEON)
+}
+
+static Py_ssize_t sashite_fixed_t_neon(const unsigned char *base, Py_ssize_t i,
+                                       Py_ssize_t count, unsigned char *out,
+                                       const uint64_t *records, int epin)
+{
+    SASHITE_LANES_LOOP_NEON(SASHITE_FIXED_T_NEON)
+}
+#undef SASHITE_FIXED_S_NEON
+#undef SASHITE_FIXED_U_NEON
+#undef SASHITE_FIXED_T_NEON
+#endif /* SASHITE_EPIN_NEON */
+
+/* The readers of a kernel; i itself for a kernel without lanes (the exact loop then
+ * reads every element).  wide: U (else S). */
+static inline Py_ssize_t sashite_fixed_lanes(int kernel, int wide, const unsigned char *base,
+                                             Py_ssize_t i, Py_ssize_t count, Py_ssize_t width,
+                                             unsigned char *out, const uint64_t *records,
+                                             int epin)
+{
+    switch (kernel) {
+    case SASHITE_KERNEL_AVX512:
+        return (wide ? sashite_fixed_u_avx512 : sashite_fixed_s_avx512)(
+            base, i, count, width, out, records, epin);
+    case SASHITE_KERNEL_AVX2:
+        return (wide ? sashite_fixed_u_avx2 : sashite_fixed_s_avx2)(
+            base, i, count, width, out, records, epin);
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return (wide ? sashite_fixed_u_neon : sashite_fixed_s_neon)(
+            base, i, count, width, out, records, epin);
+#endif
+    default:
+        return i;
+    }
+}
+
+static inline Py_ssize_t sashite_strings_lanes(int kernel, const unsigned char *base,
+                                               Py_ssize_t i, Py_ssize_t count,
+                                               unsigned char *out, const uint64_t *records,
+                                               int epin)
+{
+    switch (kernel) {
+    case SASHITE_KERNEL_AVX512:
+        return sashite_fixed_t_avx512(base, i, count, out, records, epin);
+    case SASHITE_KERNEL_AVX2:
+        return sashite_fixed_t_avx2(base, i, count, out, records, epin);
+#ifdef SASHITE_EPIN_NEON
+    case SASHITE_KERNEL_NEON:
+        return sashite_fixed_t_neon(base, i, count, out, records, epin);
+#endif
+    default:
+        return i;
+    }
+}
 
 #endif

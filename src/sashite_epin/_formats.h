@@ -54,7 +54,7 @@ static void sashite_shapes_build(sashite_shapes *t, const unsigned char token[SA
     }
 }
 
-#ifdef SASHITE_EPIN_AVX2
+#if defined(SASHITE_EPIN_AVX2) || defined(SASHITE_EPIN_NEON)
 
 static sashite_shapes sashite_export_shapes;
 static unsigned char sashite_deal[5][5][16]; /* [field][vector]: pshufb to the field's lanes */
@@ -90,6 +90,9 @@ static void sashite_formats_init(const unsigned char token[SASHITE_SHAPES][4],
     }
 }
 
+#endif
+
+#ifdef SASHITE_EPIN_AVX2
 SASHITE_AVX2_TARGET
 static inline __m128i sashite_field16(const __m128i v[5], int f) {
     __m128i out = _mm_shuffle_epi8(v[0], _mm_loadu_si128((const __m128i *)sashite_deal[f][0]));
@@ -278,10 +281,6 @@ static int64_t sashite_join_avx2(const unsigned char *r, int64_t n, const sashit
 }
 
 #else
-static void sashite_formats_init(const unsigned char token[SASHITE_SHAPES][4],
-                                 const unsigned char length[SASHITE_SHAPES]) {
-    (void)token, (void)length;
-}
 static int64_t sashite_export_fields_avx2(const unsigned char *r, int64_t n, int32_t *offsets,
                                           unsigned char *data, int32_t *at, int8_t *abbr,
                                           int8_t *side, int8_t *state, uint8_t *terminal,
@@ -296,5 +295,222 @@ static int64_t sashite_join_avx2(const unsigned char *r, int64_t n, const sashit
     return 0;
 }
 #endif
+
+#if !defined(SASHITE_EPIN_AVX2) && !defined(SASHITE_EPIN_NEON)
+static void sashite_formats_init(const unsigned char token[SASHITE_SHAPES][4],
+                                 const unsigned char length[SASHITE_SHAPES]) {
+    (void)token, (void)length;
+}
+#endif
+
+#ifdef SASHITE_EPIN_NEON
+/* The AVX2 loops above on NEON, instruction for instruction where NEON has one:
+ * vqtbl1q for pshufb (an index of 16 or more gives 0, as 0x80 does there), vext with
+ * zero for the byte shifts, vzip for the unpacks; movemask, which NEON lacks, by
+ * weighting each 0/1 byte with its bit and adding each half across. */
+
+/* Bit j of the result: bit 0 of byte j of x (each byte 0 or 1). */
+static inline unsigned sashite_neon_bits16(uint8x16_t x) {
+    static const uint8_t weight[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    uint8x16_t w = vmulq_u8(vandq_u8(x, vdupq_n_u8(1)), vld1q_u8(weight));
+    return (unsigned)vaddv_u8(vget_low_u8(w)) | (unsigned)vaddv_u8(vget_high_u8(w)) << 8;
+}
+
+static inline uint8x16_t sashite_field16_neon(const uint8x16_t v[5], int f) {
+    uint8x16_t out = vqtbl1q_u8(v[0], vld1q_u8(sashite_deal[f][0]));
+    int k;
+    for (k = 1; k < 5; k++)
+        out = vorrq_u8(out, vqtbl1q_u8(v[k], vld1q_u8(sashite_deal[f][k])));
+    return out;
+}
+
+static inline void sashite_deal16_neon(const unsigned char *r, uint8x16_t field[5]) {
+    uint8x16_t v[5];
+    int k;
+    for (k = 0; k < 5; k++) v[k] = vld1q_u8(r + 16 * k);
+    for (k = 0; k < 5; k++) field[k] = sashite_field16_neon(v, k);
+}
+
+static inline uint8x16_t sashite_text_byte_neon(const sashite_shapes *t, int k, uint8x16_t shape,
+                                                uint8x16_t letter) {
+    uint8x16_t b = vqtbl1q_u8(vld1q_u8(t->bytes[k]), shape);
+    if (k < 2)
+        b = vorrq_u8(b, vandq_u8(letter, vqtbl1q_u8(vld1q_u8(t->letter[k]), shape)));
+    return b;
+}
+
+/* x shifted up by n bytes (toward lane 15), zeros in: _mm_slli_si128. */
+#define SASHITE_NEON_UP(X, N) vextq_u8(vdupq_n_u8(0), (X), 16 - (N))
+
+static inline uint8x16_t sashite_prefix_sum_neon(uint8x16_t len) {
+    uint8x16_t sums = vaddq_u8(len, SASHITE_NEON_UP(len, 1));
+    sums = vaddq_u8(sums, SASHITE_NEON_UP(sums, 2));
+    sums = vaddq_u8(sums, SASHITE_NEON_UP(sums, 4));
+    return vaddq_u8(sums, SASHITE_NEON_UP(sums, 8));
+}
+
+static inline uint8x16_t sashite_shape_neon(const uint8x16_t field[5]) {
+    return vaddq_u8(vshlq_n_u8(field[2], 2),
+                    vaddq_u8(vaddq_u8(field[3], field[3]), field[4]));
+}
+
+/* As sashite_export_fields_avx2. */
+static int64_t sashite_export_fields_neon(const unsigned char *r, int64_t n, int32_t *offsets,
+                                          unsigned char *data, int32_t *at, int8_t *abbr,
+                                          int8_t *side, int8_t *state, uint8_t *terminal,
+                                          uint8_t *derived) {
+    const sashite_shapes *t = &sashite_export_shapes;
+    const uint8x16_t zero = vdupq_n_u8(0), one = vdupq_n_u8(1), a = vdupq_n_u8('A');
+    const uint8x16_t lengths = vld1q_u8(t->length);
+    int32_t base = *at;
+    int64_t i;
+    for (i = 0; i + 16 <= n; i += 16, r += 80) {
+        uint8x16_t field[5], shape, len, sums, before, letter, b0, b1, b2, b3, lo, hi,
+            words[4], empty;
+        uint16x8_t wide;
+        int32x4_t b = vdupq_n_s32(base);
+        int k;
+        unsigned bit0, bit1;
+        uint16_t tb, db;
+        sashite_deal16_neon(r, field);
+        vst1q_u8((uint8_t *)(abbr + i), vqsubq_u8(field[0], a));
+        vst1q_u8((uint8_t *)(side + i), field[1]);
+        vst1q_u8((uint8_t *)(state + i), field[2]);
+        tb = (uint16_t)sashite_neon_bits16(field[3]);
+        db = (uint16_t)sashite_neon_bits16(field[4]);
+        memcpy(terminal + i / 8, &tb, 2);
+        memcpy(derived + i / 8, &db, 2);
+        shape = sashite_shape_neon(field);
+        empty = vceqq_u8(field[0], zero);
+        len = vbicq_u8(vqtbl1q_u8(lengths, shape), empty);
+        sums = sashite_prefix_sum_neon(len);
+        before = SASHITE_NEON_UP(sums, 1); /* the offsets, each token's own length excluded */
+        wide = vmovl_u8(vget_low_u8(before));
+        vst1q_s32(offsets + i, vaddq_s32(b, vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(wide)))));
+        vst1q_s32(offsets + i + 4,
+                  vaddq_s32(b, vreinterpretq_s32_u32(vmovl_u16(vget_high_u16(wide)))));
+        wide = vmovl_u8(vget_high_u8(before));
+        vst1q_s32(offsets + i + 8,
+                  vaddq_s32(b, vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(wide)))));
+        vst1q_s32(offsets + i + 12,
+                  vaddq_s32(b, vreinterpretq_s32_u32(vmovl_u16(vget_high_u16(wide)))));
+        letter = vorrq_u8(field[0], vshlq_n_u8(field[1], 5));
+        b0 = sashite_text_byte_neon(t, 0, shape, letter);
+        b1 = sashite_text_byte_neon(t, 1, shape, letter);
+        b2 = sashite_text_byte_neon(t, 2, shape, letter);
+        b3 = sashite_text_byte_neon(t, 3, shape, letter);
+        lo = vzip1q_u8(b0, b1);
+        hi = vzip2q_u8(b0, b1);
+        b0 = vzip1q_u8(b2, b3);
+        b1 = vzip2q_u8(b2, b3);
+        words[0] = vreinterpretq_u8_u16(vzip1q_u16(vreinterpretq_u16_u8(lo), vreinterpretq_u16_u8(b0)));
+        words[1] = vreinterpretq_u8_u16(vzip2q_u16(vreinterpretq_u16_u8(lo), vreinterpretq_u16_u8(b0)));
+        words[2] = vreinterpretq_u8_u16(vzip1q_u16(vreinterpretq_u16_u8(hi), vreinterpretq_u16_u8(b1)));
+        words[3] = vreinterpretq_u8_u16(vzip2q_u16(vreinterpretq_u16_u8(hi), vreinterpretq_u16_u8(b1)));
+        if (vmaxvq_u8(empty) == 0) {
+            uint8x16_t minus1 = vsubq_u8(len, one);
+            bit0 = sashite_neon_bits16(minus1);
+            bit1 = sashite_neon_bits16(vshrq_n_u8(minus1, 1));
+            for (k = 0; k < 4; k++) {
+                unsigned idx = (bit0 >> (4 * k) & 15) | (bit1 >> (4 * k) & 15) << 4;
+                vst1q_u8(data + offsets[i + 4 * k],
+                         vqtbl1q_u8(words[k], vld1q_u8(sashite_pack_4[idx])));
+            }
+        } else {
+            uint32_t w[16];
+            int j;
+            for (k = 0; k < 4; k++) vst1q_u8((uint8_t *)(w + 4 * k), words[k]);
+            for (j = 0; j < 16; j++) memcpy(data + offsets[i + j], &w[j], 4);
+        }
+        base += vgetq_lane_u8(sums, 15);
+    }
+    *at = base;
+    return i;
+}
+
+/* As sashite_join_avx2. */
+static int64_t sashite_join_neon(const unsigned char *r, int64_t n, const sashite_shapes *t,
+                                 int sep_len, unsigned char **out, const unsigned char *end) {
+    const uint8x16_t lengths = vld1q_u8(t->length), one = vdupq_n_u8(1);
+    const int64_t reach = 16 * (4 + sep_len) + 16; /* a block's texts, then one store */
+    unsigned char *o = *out;
+    int64_t i;
+    for (i = 0; i + 16 <= n && end - o > reach; i += 16, r += 80) {
+        uint8x16_t field[5], shape, sums, letter, b[8], s[8], q[8], pair, len, at;
+        uint16x8_t minus1;
+        uint64_t before[2], idx[2];
+        int k;
+        sashite_deal16_neon(r, field);
+        shape = sashite_shape_neon(field);
+        len = vqtbl1q_u8(lengths, shape);
+        sums = sashite_prefix_sum_neon(len);
+        at = SASHITE_NEON_UP(sums, 1);
+        /* each pair's lengths - 1 as one index: the first's, then the second's * 8 */
+        minus1 = vreinterpretq_u16_u8(vsubq_u8(len, one));
+        minus1 = vaddq_u16(vandq_u16(minus1, vdupq_n_u16(0xFF)), vshlq_n_u16(vshrq_n_u16(minus1, 8), 3));
+        before[0] = vgetq_lane_u64(vreinterpretq_u64_u8(at), 0);
+        before[1] = vgetq_lane_u64(vreinterpretq_u64_u8(at), 1);
+        idx[0] = vgetq_lane_u64(vreinterpretq_u64_u16(minus1), 0);
+        idx[1] = vgetq_lane_u64(vreinterpretq_u64_u16(minus1), 1);
+        letter = vorrq_u8(field[0], vshlq_n_u8(field[1], 5));
+        for (k = 0; k < 8; k++) b[k] = sashite_text_byte_neon(t, k, shape, letter);
+        for (k = 0; k < 4; k++) {
+            s[2 * k] = vzip1q_u8(b[2 * k], b[2 * k + 1]);
+            s[2 * k + 1] = vzip2q_u8(b[2 * k], b[2 * k + 1]);
+        }
+        for (k = 0; k < 2; k++) {
+            uint16x8_t x0 = vreinterpretq_u16_u8(s[4 * k]), x1 = vreinterpretq_u16_u8(s[4 * k + 1]),
+                       x2 = vreinterpretq_u16_u8(s[4 * k + 2]), x3 = vreinterpretq_u16_u8(s[4 * k + 3]);
+            q[4 * k] = vreinterpretq_u8_u16(vzip1q_u16(x0, x2));
+            q[4 * k + 1] = vreinterpretq_u8_u16(vzip2q_u16(x0, x2));
+            q[4 * k + 2] = vreinterpretq_u8_u16(vzip1q_u16(x1, x3));
+            q[4 * k + 3] = vreinterpretq_u8_u16(vzip2q_u16(x1, x3));
+        }
+        for (k = 0; k < 4; k++) {
+            uint64_t to = before[k >> 1] >> (32 * (k & 1)), which = idx[k >> 1] >> (32 * (k & 1));
+            uint32x4_t lo = vreinterpretq_u32_u8(q[k]), hi = vreinterpretq_u32_u8(q[4 + k]);
+            pair = vreinterpretq_u8_u32(vzip1q_u32(lo, hi));
+            vst1q_u8(o + (to & 0xFF), vqtbl1q_u8(pair, vld1q_u8(sashite_pack_2[which & 63])));
+            pair = vreinterpretq_u8_u32(vzip2q_u32(lo, hi));
+            vst1q_u8(o + (to >> 16 & 0xFF),
+                     vqtbl1q_u8(pair, vld1q_u8(sashite_pack_2[which >> 16 & 63])));
+        }
+        o += vgetq_lane_u8(sums, 15);
+    }
+    *out = o;
+    return i;
+}
+#undef SASHITE_NEON_UP
+#endif
+
+/* The loops of a kernel: how many records they wrote (0 under a kernel without them;
+ * the caller's scalar loops write the rest). */
+static inline int64_t sashite_export_fields_lanes(int kernel, const unsigned char *r, int64_t n,
+                                                  int32_t *offsets, unsigned char *data,
+                                                  int32_t *at, int8_t *abbr, int8_t *side,
+                                                  int8_t *state, uint8_t *terminal,
+                                                  uint8_t *derived) {
+    if (sashite_kernel_avx2_loops(kernel))
+        return sashite_export_fields_avx2(r, n, offsets, data, at, abbr, side, state, terminal,
+                                          derived);
+#ifdef SASHITE_EPIN_NEON
+    if (kernel == SASHITE_KERNEL_NEON)
+        return sashite_export_fields_neon(r, n, offsets, data, at, abbr, side, state, terminal,
+                                          derived);
+#endif
+    return 0;
+}
+
+static inline int64_t sashite_join_lanes(int kernel, const unsigned char *r, int64_t n,
+                                         const sashite_shapes *t, int sep_len,
+                                         unsigned char **out, const unsigned char *end) {
+    if (sashite_kernel_avx2_loops(kernel))
+        return sashite_join_avx2(r, n, t, sep_len, out, end);
+#ifdef SASHITE_EPIN_NEON
+    if (kernel == SASHITE_KERNEL_NEON)
+        return sashite_join_neon(r, n, t, sep_len, out, end);
+#endif
+    return 0;
+}
 
 #endif

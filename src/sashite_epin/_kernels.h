@@ -624,6 +624,83 @@ static inline __m128i sashite_narrow_avx512(__m256i x)
 }
 #endif
 
+#ifdef SASHITE_EPIN_NEON
+/* The same rule on NEON, four lanes a vector, two vectors a group of eight.  The
+ * group loaders fill plain arrays (n: lengths, w: first 4 bytes), as the x86 loaders'
+ * scalar loads do before their set; each half is checked and indexed as above: a
+ * shift by 32 or more gives 0 in NEON as in AVX2, and a negative shift count shifts
+ * right. */
+static inline uint32x4_t sashite_keys4_neon(uint32x4_t n, uint32x4_t w, int epin,
+                                            uint32x4_t *ok)
+{
+    const uint32x4_t byte = vdupq_n_u32(0xFF), eight = vdupq_n_u32(8);
+    int32x4_t bits = vreinterpretq_s32_u32(vshlq_n_u32(n, 3));
+    uint32x4_t key = vbicq_u32(w, vshlq_u32(vdupq_n_u32(0xFFFFFFFFu), bits));
+    uint32x4_t first = vandq_u32(key, byte);
+    uint32x4_t plus = vceqq_u32(first, vdupq_n_u32('+'));
+    uint32x4_t minus = vceqq_u32(first, vdupq_n_u32('-'));
+    uint32x4_t modified = vorrq_u32(plus, minus);
+    uint32x4_t rest = vshlq_u32(key, vnegq_s32(vreinterpretq_s32_u32(vandq_u32(modified, eight))));
+    uint32x4_t letter = vandq_u32(rest, byte);
+    uint32x4_t is_letter = vcleq_u32(
+        vsubq_u32(vorrq_u32(letter, vdupq_n_u32(0x20)), vdupq_n_u32('a')), vdupq_n_u32(25));
+    uint32x4_t terminal = vceqq_u32(vandq_u32(vshrq_n_u32(rest, 8), byte), vdupq_n_u32('^'));
+    uint32x4_t last = vandq_u32(vshlq_u32(key, vsubq_s32(vdupq_n_s32(8), bits)), byte);
+    uint32x4_t derived = vceqq_u32(last, vdupq_n_u32('\''));
+    /* the length the flags make: 1 + each flag (the masks are all ones where set) */
+    uint32x4_t length = vsubq_u32(vsubq_u32(vsubq_u32(vdupq_n_u32(1), modified), terminal),
+                                  derived);
+    uint32x4_t flags = vorrq_u32(
+        vorrq_u32(vandq_u32(plus, vdupq_n_u32(SASHITE_FLAG_PLUS)),
+                  vandq_u32(minus, vdupq_n_u32(SASHITE_FLAG_MINUS))),
+        vorrq_u32(vandq_u32(terminal, vdupq_n_u32(SASHITE_FLAG_TERMINAL)),
+                  vandq_u32(derived, vdupq_n_u32(SASHITE_FLAG_DERIVED))));
+    *ok = vandq_u32(vceqq_u32(length, n), is_letter);
+    if (!epin) /* PIN has no derivation marker */
+        *ok = vbicq_u32(*ok, derived);
+    return vorrq_u32(letter, vshlq_n_u32(flags, 8));
+}
+
+/* Eight lanes: their record indexes to index[0..7] (written whatever the outcome);
+ * whether all eight are tokens. */
+static inline int sashite_keys8_neon(const uint32_t *n, const uint32_t *w, int epin,
+                                     uint16_t *index)
+{
+    uint32x4_t ok0, ok1;
+    uint32x4_t i0 = sashite_keys4_neon(vld1q_u32(n), vld1q_u32(w), epin, &ok0);
+    uint32x4_t i1 = sashite_keys4_neon(vld1q_u32(n + 4), vld1q_u32(w + 4), epin, &ok1);
+    vst1q_u16(index, vcombine_u16(vmovn_u32(i0), vmovn_u32(i1)));
+    return vminvq_u32(vandq_u32(ok0, ok1)) == 0xFFFFFFFFu;
+}
+
+/* The loop of a NEON lane reader, as SASHITE_LANES_LOOP: GROUP(i, n, w) fills the
+ * lengths and words of entries i..i+7 into n[8], w[8], or returns 0. */
+#define SASHITE_LANES_BATCH_NEON 512
+#define SASHITE_LANES_LOOP_NEON(GROUP)                                                     \
+    {                                                                                      \
+        uint16_t batch[SASHITE_LANES_BATCH_NEON];                                          \
+        uint32_t n[8], w[8];                                                               \
+        Py_ssize_t done = i, m = 0;                                                        \
+        for (; count - i >= 8; i += 8) {                                                   \
+            if (!GROUP(i, n, w) || !sashite_keys8_neon(n, w, epin, batch + m))             \
+                break;                                                                     \
+            m += 8;                                                                        \
+            if (m == SASHITE_LANES_BATCH_NEON) {                                           \
+                sashite_write_scalar(out + 5 * done, records, batch, m);                   \
+                done += m, m = 0;                                                          \
+            }                                                                              \
+        }                                                                                  \
+        sashite_write_scalar(out + 5 * done, records, batch, m);                           \
+        return i;                                                                          \
+    }
+#endif
+
+/* Whether a kernel has lane readers (lists of str, Arrow columns): AVX2, AVX-512 and
+ * NEON; SSE2 has no per-lane shifts, which the rule needs. */
+static inline int sashite_kernel_lanes(int kernel) {
+    return sashite_kernel_avx2_loops(kernel) || kernel == SASHITE_KERNEL_NEON;
+}
+
 /* ---- decoding, the same code for every SIMD kernel -------------------------------- */
 
 /* Record indexes wait in a batch, written out in one counted loop: no branch per token. */

@@ -184,6 +184,41 @@ SASHITE_DEFINE_STR_LANES(avx2)
 SASHITE_DEFINE_STR_LANES(avx512)
 #endif
 
+#ifdef SASHITE_EPIN_NEON
+/* NEON: the same eight items, their lengths and words into arrays for the rule on two
+ * 4-lane vectors (_kernels.h). */
+static inline int sashite_str_group8_neon(const char *base, Py_ssize_t stride, uint32_t *n,
+                                          uint32_t *w)
+{
+    PyObject *o;
+    const unsigned char *p;
+    Py_ssize_t length;
+    int k;
+    for (k = 0; k < 8; k++) {
+        o = *(PyObject *const *)(base + k * stride);
+        if (!(Py_IS_TYPE(o, &PyUnicode_Type) && PyUnicode_IS_COMPACT_ASCII(o)))
+            return 0;
+        length = PyUnicode_GET_LENGTH(o);
+        if ((size_t)(length - 1) > 3)
+            return 0;
+        p = (const unsigned char *)((PyASCIIObject *)o + 1);
+        n[k] = (uint32_t)length;
+        w[k] = (uint32_t)sashite_load16(p) | (uint32_t)sashite_load16(p + ((length >= 3) << 1)) << 16;
+    }
+    return 1;
+}
+
+#define SASHITE_STR_GROUP_NEON(I, N, W) sashite_str_group8_neon(base + (I) * stride, stride, N, W)
+static SASHITE_NOINLINE Py_ssize_t sashite_str_lanes_neon(const char *base, Py_ssize_t i,
+                                                          Py_ssize_t count, Py_ssize_t stride,
+                                                          unsigned char *out,
+                                                          const uint64_t *records, int epin)
+{
+    SASHITE_LANES_LOOP_NEON(SASHITE_STR_GROUP_NEON)
+}
+#undef SASHITE_STR_GROUP_NEON
+#endif
+
 /* Items i..end-1 without the table: in groups of eight under a SIMD kernel, the
  * group that holds something else (and the last items) by the scalar loop, which
  * stops at the first item it refuses; returns where it stopped. */
@@ -192,11 +227,15 @@ static Py_ssize_t sashite_str_plain(const char *base, Py_ssize_t i, Py_ssize_t e
                                     const uint64_t *records, int epin, int kernel)
 {
     Py_ssize_t upto, done;
-    if (!sashite_kernel_avx2_loops(kernel))
+    if (!sashite_kernel_lanes(kernel))
         return sashite_str_run(base, i, end, stride, out, records, epin);
     while (i < end) {
         if (kernel == SASHITE_KERNEL_AVX512)
             i = sashite_str_lanes_avx512(base, i, end, stride, out, records, epin);
+#ifdef SASHITE_EPIN_NEON
+        else if (kernel == SASHITE_KERNEL_NEON)
+            i = sashite_str_lanes_neon(base, i, end, stride, out, records, epin);
+#endif
         else
             i = sashite_str_lanes_avx2(base, i, end, stride, out, records, epin);
         upto = end - i > 8 ? i + 8 : end;
@@ -266,7 +305,7 @@ static Py_ssize_t sashite_str_records(sashite_str_reader *r, const char *base, P
             /* Under three hits in four, the table costs more than it saves; under
              * seven in eight where the SIMD kernels read the misses. */
             if (!r->warming
-                && 8 * hits < (sashite_kernel_avx2_loops(r->kernel) ? 7 : 6) * (done - i))
+                && 8 * hits < (sashite_kernel_lanes(r->kernel) ? 7 : 6) * (done - i))
                 r->rest = SASHITE_SEEN_REST;
             r->warming = 0;
         }
