@@ -58,12 +58,9 @@ cdef extern from "_columns.h" nogil:
     # The SIMD kernels' readers (AVX2, AVX-512, NEON): entries i.. to count - 1 in
     # groups of 8, each returning the first entry it did not write (the exact loops
     # below read on from there); i itself under a kernel without them.
-    Py_ssize_t offsets32_lanes "sashite_offsets32_lanes"(
-        int kernel, const unsigned char* data, const int32_t* o, Py_ssize_t i,
-        Py_ssize_t count, int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
-        const uint64_t* records, int epin)
-    Py_ssize_t offsets64_lanes "sashite_offsets64_lanes"(
-        int kernel, const unsigned char* data, const int64_t* o, Py_ssize_t i,
+    # o: int32 offsets, or int64 where large
+    Py_ssize_t offsets_lanes "sashite_offsets_lanes"(
+        int kernel, int large, const unsigned char* data, const void* o, Py_ssize_t i,
         Py_ssize_t count, int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
         const uint64_t* records, int epin)
     Py_ssize_t views_lanes "sashite_views_lanes"(
@@ -490,12 +487,8 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     while i < length:
         upto = length
         if simd:
-            if offset_t is int32_t:
-                i = offsets32_lanes(kernel, data, o, i, length, end, bits, first, out,
-                                    records_by_index, epin)
-            else:
-                i = offsets64_lanes(kernel, data, o, i, length, end, bits, first, out,
-                                    records_by_index, epin)
+            i = offsets_lanes(kernel, offset_t is int64_t, data, o, i, length, end, bits,
+                              first, out, records_by_index, epin)
             upto = min(i + 8, length)
         for e in range(i, upto):
             start = o[e]

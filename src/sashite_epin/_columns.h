@@ -302,43 +302,29 @@ static Py_ssize_t sashite_views_neon(const unsigned char *v, Py_ssize_t i, Py_ss
 #endif /* SASHITE_EPIN_NEON */
 
 /* The column readers of a kernel; i itself for a kernel without lanes (the exact loop
- * then reads every entry). */
-static inline Py_ssize_t sashite_offsets32_lanes(int kernel, const unsigned char *data,
-                                                 const int32_t *o, Py_ssize_t i,
-                                                 Py_ssize_t count, int64_t end,
-                                                 const uint8_t *bits, int64_t bit,
-                                                 unsigned char *out, const uint64_t *records,
-                                                 int epin)
+ * then reads every entry).  o: int32 offsets (utf8), or int64 where large (large_utf8). */
+static inline Py_ssize_t sashite_offsets_lanes(int kernel, int large, const unsigned char *data,
+                                               const void *o, Py_ssize_t i, Py_ssize_t count,
+                                               int64_t end, const uint8_t *bits, int64_t bit,
+                                               unsigned char *out, const uint64_t *records,
+                                               int epin)
 {
-    switch (kernel) {
-    case SASHITE_KERNEL_AVX512:
-        return sashite_offsets32_avx512(data, o, i, count, end, bits, bit, out, records, epin);
-    case SASHITE_KERNEL_AVX2:
-        return sashite_offsets32_avx2(data, o, i, count, end, bits, bit, out, records, epin);
+    const int32_t *o32 = (const int32_t *)o;
+    const int64_t *o64 = (const int64_t *)o;
+    switch (kernel * 2 + !!large) {
+    case SASHITE_KERNEL_AVX512 * 2:
+        return sashite_offsets32_avx512(data, o32, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_AVX512 * 2 + 1:
+        return sashite_offsets64_avx512(data, o64, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_AVX2 * 2:
+        return sashite_offsets32_avx2(data, o32, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_AVX2 * 2 + 1:
+        return sashite_offsets64_avx2(data, o64, i, count, end, bits, bit, out, records, epin);
 #ifdef SASHITE_EPIN_NEON
-    case SASHITE_KERNEL_NEON:
-        return sashite_offsets32_neon(data, o, i, count, end, bits, bit, out, records, epin);
-#endif
-    default:
-        return i;
-    }
-}
-
-static inline Py_ssize_t sashite_offsets64_lanes(int kernel, const unsigned char *data,
-                                                 const int64_t *o, Py_ssize_t i,
-                                                 Py_ssize_t count, int64_t end,
-                                                 const uint8_t *bits, int64_t bit,
-                                                 unsigned char *out, const uint64_t *records,
-                                                 int epin)
-{
-    switch (kernel) {
-    case SASHITE_KERNEL_AVX512:
-        return sashite_offsets64_avx512(data, o, i, count, end, bits, bit, out, records, epin);
-    case SASHITE_KERNEL_AVX2:
-        return sashite_offsets64_avx2(data, o, i, count, end, bits, bit, out, records, epin);
-#ifdef SASHITE_EPIN_NEON
-    case SASHITE_KERNEL_NEON:
-        return sashite_offsets64_neon(data, o, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_NEON * 2:
+        return sashite_offsets32_neon(data, o32, i, count, end, bits, bit, out, records, epin);
+    case SASHITE_KERNEL_NEON * 2 + 1:
+        return sashite_offsets64_neon(data, o64, i, count, end, bits, bit, out, records, epin);
 #endif
     default:
         return i;
