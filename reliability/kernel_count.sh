@@ -12,17 +12,22 @@ cd "$(dirname "$0")/.."
 work="${1:-build/kernel_count}"
 mkdir -p "$work"
 tokens=20000
+# The bench's uniform corpus, made by the package itself (never a second list of tokens
+# here), one space after each token.
+env -u PYTHONPATH PYTHONPATH=src python3 -c \
+  "from sashite_epin._corpora import uniform; print(' '.join(uniform($tokens)), end=' ')" \
+  >"$work/uniform.txt"
 gcc -O3 -Wall -Wextra -Werror -Isrc/sashite_epin reliability/kernel_count.c -o "$work/count-x86_64"
 aarch64-linux-gnu-gcc -O3 -Wall -Wextra -Werror -Isrc/sashite_epin reliability/kernel_count.c \
   -o "$work/count-aarch64"
 
 neon() {  # instructions of one run of the aarch64 build, as qemu executed them
   QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64 -singlestep -d exec,nochain \
-    -D /dev/stderr "$work/count-aarch64" neon "$tokens" "$1" 2>&1 >/dev/null | grep -c '^Trace'
+    -D /dev/stderr "$work/count-aarch64" neon "$work/uniform.txt" "$1" 2>&1 >/dev/null | grep -c '^Trace'
 }
 sse2() {  # the same of the x86-64 build, as valgrind counted them
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$work/count-x86_64" sse2 \
-    "$tokens" "$1" 2>&1 | awk '/Collected/ {print $4}'
+    "$work/uniform.txt" "$1" 2>&1 | awk '/Collected/ {print $4}'
 }
 per_token() { python3 -c "print(f'{($2 - $1) / $tokens:.1f}')"; }
 n1=$(neon 1) && n2=$(neon 2)

@@ -38,14 +38,13 @@ def arrow_kinds(pyarrow: Any) -> list[Any]:
     return [pyarrow.binary(), pyarrow.large_binary(), pyarrow.binary_view()]
 
 
-def written(result: Any) -> object:
+def written(result: Any, pyarrow: Any) -> object:
     """What a kernel writes back from a result: its joined tokens (when every entry is
-    valid) and its Arrow export, read through the PyCapsule interface."""
+    valid) and its Arrow export, read through the PyCapsule interface (pyarrow: the
+    module, or None)."""
     joined = result.to_bytes() if not result.invalid else None
     schema, array = result.__arrow_c_array__()
-    try:
-        import pyarrow
-    except ImportError:
+    if pyarrow is None:
         return joined
     exported = pyarrow.Array._import_from_c_capsule(schema, array)
     return joined, [None if b is None else b.to_pybytes() for b in exported.buffers()]
@@ -67,7 +66,7 @@ def make_input(rng: random.Random) -> bytes:
     return bytes(data)
 
 
-def outcomes(data: bytes, columns: list[Any]) -> list[object]:
+def outcomes(data: bytes, columns: list[Any], pyarrow: Any) -> list[object]:
     """What the running kernel makes of data on every road: the buffer, and the same
     tokens as each column (Arrow binary layouts, a list of str)."""
     said: list[object] = []
@@ -81,7 +80,7 @@ def outcomes(data: bytes, columns: list[Any]) -> list[object]:
                     said.append(("error", e.token, e.reason, e.index, e.position, e.line))
                     continue
                 if source is data:  # the outputs the kernel writes
-                    said.append(written(result))
+                    said.append(written(result, pyarrow))
         text = data.decode("latin-1")
         try:
             said.append(("text", (Epin if epin else Pin).tokenize(text)))
@@ -128,10 +127,10 @@ def main() -> int:
                     numpy.array(texts, numpy.dtypes.StringDType()),
                 ]
             _core_c.use_bytes_kernel("portable")
-            want = outcomes(data, columns)
+            want = outcomes(data, columns, pyarrow)
             for kernel in kernels:
                 _core_c.use_bytes_kernel(kernel)
-                got = outcomes(data, columns)
+                got = outcomes(data, columns, pyarrow)
                 if got != want:
                     print(f"{kernel} differs from portable on {data!r}:")
                     for g, w in zip(got, want, strict=True):
