@@ -225,4 +225,14 @@ def test_classes_cannot_be_subclassed_into_a_second_set_of_objects() -> None:
 def test_implementation_is_named() -> None:
     assert sashite_epin.IMPLEMENTATION in ("cython", "python")
     assert sashite_epin.__version__
+
+
+def test_the_package_shows_only_its_public_names() -> None:
+    public = [  # its submodules (sashite_epin.pandas, once imported) are names too
+        n
+        for n in dir(sashite_epin)
+        if not n.startswith("_") and type(getattr(sashite_epin, n)) is not type(sashite_epin)
+    ]
+    assert sorted(public) == sorted(n for n in sashite_epin.__all__ if n != "__version__")
+    assert not hasattr(sashite_epin, "TYPE_CHECKING")
     assert ParseError.__mro__[1] is ValueError

@@ -33,6 +33,13 @@ def cli(
     )
 
 
+def test_version_names_the_program() -> None:
+    from sashite_epin import __version__
+
+    done = cli("--version")
+    assert (done.returncode, done.stdout) == (0, f"sashite-epin {__version__}\n")
+
+
 def test_no_arguments_runs_the_demo() -> None:
     done = cli()
     assert done.returncode == 0, done.stderr

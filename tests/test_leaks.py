@@ -118,6 +118,10 @@ def one_round(core: ModuleType, inp: Inputs) -> None:
     for p in inp.placements:
         core.tokenize_epin(p)
         core.scan_epin(p, 0)
+    rows = core.tokenize_many([*inp.placements[:200], None, "K''"], True, "mark")
+    pa.table(rows)
+    pa.table(rows.by_row())
+    rows.by_row().__arrow_c_stream__()
     expect_error(lambda: core.tokenize_epin("K" * 1000 + "++"))
     styles = NativeStyles("chess", "shogi")
     for e in (Epin.parse(t) for t in inp.valid[: len(inp.valid) // 50]):

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import optional
+from conftest import CORES, optional
 
 from sashite_epin import Epin, ParseError, Pin
 from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS
@@ -186,3 +186,116 @@ def test_a_frame_is_read_by_its_one_column() -> None:
     assert list(Epin.tokenize_many(frame[["placement"]]).labels) == [0, 0]
     with pytest.raises(TypeError, match="reads one column"):
         Epin.tokenize_many(frame)
+
+
+# -- Into tables: a row per token (row, offset) or a list of tokens per input row ----------
+
+TOKEN_FIELDS = ["token", "abbr", "side", "state", "terminal", "derived", "valid", "reason"]
+
+
+def tokens_and_rows(core: ModuleType, epin: bool) -> tuple[list[object], object]:
+    rng = random.Random(47)
+    texts: list[object] = [*PLACEMENTS, None, "", "K''", "++K/8", *random_texts(rng, 200), None]
+    return texts, core.tokenize_many(texts, epin, "mark")
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_the_flat_export_is_the_tokens_with_row_and_offset(core: ModuleType, epin: bool) -> None:
+    _, result = tokens_and_rows(core, epin)
+    table = pa.table(result)
+    fields = [f for f in TOKEN_FIELDS if epin or f != "derived"]
+    assert table.column_names == [*fields, "row", "offset"]
+    assert table.schema.field("row").type == table.schema.field("offset").type == pa.int64()
+    assert table.column("row").to_pylist() == list(result.rows)
+    assert table.column("offset").to_pylist() == list(result.offsets)
+    # The token's fields are what the same entries export without their places.
+    assert table.select(fields).equals(pa.table(result[:]))
+    assert len(result.invalid) and not all(table.column("valid").to_pylist())
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_the_nested_export_holds_each_rows_tokens(core: ModuleType, epin: bool) -> None:
+    texts, result = tokens_and_rows(core, epin)
+    flat = pa.table(result).to_pylist()
+    rows = pa.table(result.by_row())
+    assert rows.column_names == ["tokens"]
+    assert pa.types.is_large_list(rows.schema.field("tokens").type)
+    assert len(result.by_row()) == rows.num_rows == len(texts)
+    for r, (text, tokens) in enumerate(zip(texts, rows.column("tokens").to_pylist(), strict=True)):
+        if text is None:
+            assert tokens is None  # a missing row is a missing row
+            continue
+        want = [{k: v for k, v in t.items() if k != "row"} for t in flat if t["row"] == r]
+        assert tokens == want, text
+    assert rows.column("tokens").null_count == texts.count(None)
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
+def test_both_cores_export_the_same_tables() -> None:
+    for epin in (True, False):
+        ours = tokens_and_rows(CORES[0], epin)[1]
+        twin = tokens_and_rows(CORES[-1], epin)[1]
+        assert pa.table(ours).equals(pa.table(twin))
+        assert pa.table(ours.by_row()).equals(pa.table(twin.by_row()))
+        assert pa.schema(ours.by_row()) == pa.schema(twin.by_row())
+
+
+def test_the_schemas_are_the_same_whatever_the_data(core: ModuleType) -> None:
+    _, full = tokens_and_rows(core, True)
+    for texts in ([], [None], [""], ["K''"]):
+        some = core.tokenize_many(texts, True, "mark")
+        assert pa.schema(some) == pa.schema(full) == pa.table(some).schema
+        assert (
+            pa.schema(some.by_row()) == pa.schema(full.by_row()) == pa.table(some.by_row()).schema
+        )
+
+
+def test_only_tokenize_many_has_rows(core: ModuleType) -> None:
+    with pytest.raises(ValueError, match="only tokenize_many's results have rows"):
+        core.parse_many(["K"], True).by_row()
+    assert "row" not in pa.table(core.parse_many(["K"], True)).column_names
+
+
+def test_pandas_frames_align_with_the_input() -> None:
+    frame = pd.DataFrame(
+        {"placement": ["K^/q", None, "8", "+P/x", "K''"], "game": [1, 2, 3, 4, 5]},
+        index=[50, 40, 30, 20, 10],
+    )
+    shuffled = frame.sample(frac=1.0, random_state=3)
+    result = Epin.tokenize_many(shuffled["placement"], errors="mark")
+    tokens = result.to_pandas()
+    assert list(tokens.index) == list(shuffled.index.take(np.asarray(result.rows)))
+    assert tokens.join(frame["game"])["game"].tolist() == (tokens.index // 10 * -1 + 6).tolist()
+    by_row = result.by_row().to_pandas()
+    assert list(by_row.index) == list(shuffled.index)
+    joined = frame.join(by_row)  # aligned on the labels, whatever the order
+    assert joined.loc[40, "tokens"] is pd.NA  # the missing text
+    assert [t["token"] for t in joined.loc[20, "tokens"]] == ["+P", "x"]
+    assert [t["offset"] for t in joined.loc[20, "tokens"]] == [0, 3]
+    assert list(joined.loc[30, "tokens"]) == []
+    assert isinstance(by_row["tokens"].dtype, pd.ArrowDtype)
+    assert list(result.by_row().to_pandas(index=False).index) == [0, 1, 2, 3, 4]
+    assert list(result.by_row().to_pandas(index=list("abcde")).index) == list("abcde")
+    again = pickle.loads(pickle.dumps(result))
+    assert list(again.by_row().labels) == list(shuffled.index)
+    multi = frame.set_index(pd.MultiIndex.from_arrays([frame.index, frame["game"]]))
+    nested = Epin.tokenize_many(multi["placement"], errors="mark").by_row().to_pandas()
+    assert nested.index.equals(multi.index)
+
+
+def test_polars_and_duckdb_read_both_exports() -> None:
+    texts = ["K^/q", None, "8", "+P/x"]
+    result = Epin.tokenize_many(texts)
+    flat = polars.DataFrame(result)
+    assert flat["row"].to_list() == [0, 0, 3, 3]
+    assert flat["offset"].to_list() == [0, 3, 0, 3]
+    nested = result.by_row().to_polars()
+    assert nested.schema["tokens"] == polars.List(nested.schema["tokens"].inner)
+    assert nested["tokens"].null_count() == 1
+    assert nested.explode("tokens").unnest("tokens")["token"].drop_nulls().to_list() == [
+        "K^", "q", "+P", "x"]  # fmt: skip
+    by_row = result.by_row()  # noqa: F841 (read by name below)
+    counts = duckdb.sql('select "row", count(*) from result group by "row" order by 1').fetchall()
+    assert counts == [(0, 2), (3, 2)]
+    lengths = duckdb.sql("select len(tokens) from by_row").fetchall()
+    assert lengths == [(2,), (None,), (0,), (2,)]

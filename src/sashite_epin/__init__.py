@@ -16,6 +16,7 @@ from ._errors import (
     PIN_TOKEN_COUNT,
     ParseError,
 )
+from ._frames import TokenRows
 from ._layout import CODE_LIMIT
 from ._pin import Pin
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from ._style import NativeStyles
 
     BYTES_KERNEL: str
+del TYPE_CHECKING  # an annotation helper, not a name of the package
 
 __version__ = "0.1.0"
 
@@ -86,5 +88,6 @@ __all__ = [
     "Side",
     "State",
     "TokenArray",
+    "TokenRows",
     "__version__",
 ]

@@ -569,18 +569,36 @@ cdef class TokenArray:
     # -- Arrow: the PyCapsule interface (see _export_c.pxi for the columns) -----------
     def __arrow_c_schema__(self):
         """The Arrow schema of the export, the same whatever the data: a struct of
-        token, abbr, side, state, terminal, (derived for EPIN,) valid and reason."""
-        return schema_capsule(self.epin)
+        token, abbr, side, state, terminal, (derived for EPIN,) valid and reason (and
+        for tokenize_many's results row and offset)."""
+        return schema_capsule(shape_of(self, False))
 
     def __arrow_c_array__(self, requested_schema=None):
         """The entries as one Arrow struct array (invalid entries null): what
         ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read."""
-        return schema_capsule(self.epin), array_capsule(self)
+        cdef int shape = shape_of(self, False)
+        return schema_capsule(shape), array_capsule(self, shape)
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
         DuckDB and pandas read."""
-        return stream_capsule(self)
+        return stream_capsule(self, shape_of(self, False))
+
+    def by_row(self):
+        """``tokenize_many``'s result as one entry per input row (a ``TokenRows``):
+        exported as a list of the row's tokens, null where the text was missing."""
+        from sashite_epin import _frames  # with the class it makes
+        shape_of(self, True)  # only tokenize_many's results have rows
+        return _frames.TokenRows(self, self._layout[3])
+
+    def _by_row_arrow(self, str what):
+        """by_row()'s Arrow capsules: "schema", "array" (schema and array), "stream"."""
+        cdef int shape = shape_of(self, True)
+        if what == "schema":
+            return schema_capsule(shape)
+        if what == "array":
+            return schema_capsule(shape), array_capsule(self, shape)
+        return stream_capsule(self, shape)
 
     def to_arrow(self):
         """A pyarrow Table of the export's columns; needs pyarrow."""
@@ -817,11 +835,16 @@ cdef TokenArray concatenate(list parts, bint epin):
     return result
 
 
-def set_labels(TokenArray result, labels):
+def set_labels(TokenArray result, labels, row_labels=None):
     """Give a result made just now the pandas Index its input had (parse_many's
-    facade, before anyone else sees the result)."""
+    facade, before anyone else sees the result); for tokenize_many's, labels per
+    token and row_labels, the input's own, per row."""
     if labels is not None and len(labels) != result.count:
         raise ValueError(f"{len(labels)} labels for {result.count} entries")
+    if row_labels is not None:
+        if result._layout is None or len(row_labels) != len(result._layout[1]) - 1:
+            raise ValueError("row labels need a tokenize_many result with as many rows")
+        result._layout = (*result._layout[:3], row_labels)
     result._labels = labels
     return result
 

@@ -226,16 +226,38 @@ class TokenArray:
         )
 
     # -- Arrow: the PyCapsule interface (see _export_py.py for the columns) ---------------
-    def _arrow(self) -> Any:
+    def _arrow(self, by_row: bool = False) -> Any:
+        if by_row and self._layout is None:
+            raise ValueError("only tokenize_many's results have rows: by_row() exports those")
         codes = self.codes()
         tokens = [None if c == 0xFFFF else format_code(c) for c in codes]
-        return _export_py.struct_array(
+        array = _export_py.struct_array(
             self._epin, self._records, tokens, self._invalid, self._rejected
         )
+        if self._layout is None:
+            return array
+        return _export_py.placed(array, self._layout, by_row)
+
+    def by_row(self) -> _frames.TokenRows:
+        """``tokenize_many``'s result as one entry per input row (a ``TokenRows``):
+        exported as a list of the row's tokens, null where the text was missing."""
+        if self._layout is None:
+            raise ValueError("only tokenize_many's results have rows: by_row() exports those")
+        return _frames.TokenRows(self, self._layout[3])
+
+    def _by_row_arrow(self, what: str) -> Any:
+        """by_row()'s Arrow capsules: "schema", "array" (schema and array), "stream"."""
+        array = self._arrow(by_row=True)
+        if what == "schema":
+            return array.type.__arrow_c_schema__()
+        if what == "array":
+            return array.__arrow_c_array__()
+        return _export_py.stream(array).__arrow_c_stream__()
 
     def __arrow_c_schema__(self) -> object:
         """The Arrow schema of the export, the same whatever the data: a struct of
-        token, abbr, side, state, terminal, (derived for EPIN,) valid and reason."""
+        token, abbr, side, state, terminal, (derived for EPIN,) valid and reason (and
+        for tokenize_many's results row and offset)."""
         return self._arrow().type.__arrow_c_schema__()
 
     def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
@@ -325,11 +347,16 @@ def concatenate(parts: Sequence[TokenArray], epin: bool) -> TokenArray:
     return TokenArray._make(epin, b"".join(p._records for p in parts), invalid, rejected, labels)
 
 
-def set_labels(result: TokenArray, labels: Any) -> TokenArray:
+def set_labels(result: TokenArray, labels: Any, row_labels: Any = None) -> TokenArray:
     """Give a result made just now the pandas Index its input had (parse_many's
-    facade, before anyone else sees the result)."""
+    facade, before anyone else sees the result); for tokenize_many's, labels per
+    token and row_labels, the input's own, per row."""
     if labels is not None and len(labels) != len(result):
         raise ValueError(f"{len(labels)} labels for {len(result)} entries")
+    if row_labels is not None:
+        if result._layout is None or len(row_labels) != len(result._layout[1]) - 1:
+            raise ValueError("row labels need a tokenize_many result with as many rows")
+        result._layout = (*result._layout[:3], row_labels)
     result._labels = labels
     return result
 

@@ -12,7 +12,7 @@
 #include "_arrow.h"
 
 #define SASHITE_MAX_BUFFERS 3
-#define SASHITE_MAX_CHILDREN 8
+#define SASHITE_MAX_CHILDREN 10
 
 struct sashite_node {
     const void *buffers[SASHITE_MAX_BUFFERS];
@@ -139,6 +139,42 @@ static int sashite_struct_schema(struct ArrowSchema *out, int n, const char *con
     return 0;
 }
 
+/* A struct schema of one field, name, a large_list (nullable) of the struct
+ * sashite_struct_schema makes of the rest (its items, named "item" as pyarrow and
+ * polars name them).  0, or -1. */
+static int sashite_nested_schema(struct ArrowSchema *out, const char *name, int n,
+                                 const char *const *names, const char *const *formats,
+                                 const int *dictionary) {
+    struct sashite_schema_node *top = (struct sashite_schema_node *)calloc(1, sizeof *top);
+    struct sashite_schema_node *list = (struct sashite_schema_node *)calloc(1, sizeof *list);
+    struct ArrowSchema *lists;
+    memset(out, 0, sizeof *out);
+    if (top == NULL || list == NULL) goto fail;
+    list->children[0] = &list->child_schemas[0];
+    if (sashite_struct_schema(list->children[0], n, names, formats, dictionary) < 0) goto fail;
+    list->children[0]->name = "item";
+    list->children[0]->flags = ARROW_FLAG_NULLABLE;
+    lists = top->children[0] = &top->child_schemas[0];
+    lists->format = "+L";
+    lists->name = name;
+    lists->flags = ARROW_FLAG_NULLABLE;
+    lists->n_children = 1;
+    lists->children = list->children;
+    lists->private_data = list;
+    lists->release = sashite_release_schema_node;
+    out->format = "+s";
+    out->name = "";
+    out->n_children = 1;
+    out->children = top->children;
+    out->private_data = top;
+    out->release = sashite_release_schema_node;
+    return 0;
+fail:
+    free(top);
+    free(list);
+    return -1;
+}
+
 /* Capsules that own a struct: released (if no consumer moved it) and freed with them. */
 static void sashite_schema_capsule_free(PyObject *capsule) {
     struct ArrowSchema *s = (struct ArrowSchema *)PyCapsule_GetPointer(capsule, "arrow_schema");
@@ -163,16 +199,17 @@ static void sashite_stream_capsule_free(PyObject *capsule) {
 }
 
 /* A stream of one array: get_schema copies the schema again each time (rebuilt by the
- * function the exporter gave), get_next hands the array over once, then the end. */
+ * function the exporter gave, from the shape it gave), get_next hands the array over
+ * once, then the end. */
 struct sashite_one_chunk {
     struct ArrowArray array;
-    int (*schema)(struct ArrowSchema *out, int epin);
-    int epin;
+    int (*schema)(struct ArrowSchema *out, int shape);
+    int shape;
 };
 
 static int sashite_one_chunk_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
     struct sashite_one_chunk *p = (struct sashite_one_chunk *)s->private_data;
-    return p->schema(out, p->epin) == 0 ? 0 : 12; /* ENOMEM */
+    return p->schema(out, p->shape) == 0 ? 0 : 12; /* ENOMEM */
 }
 
 static int sashite_one_chunk_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
@@ -196,13 +233,13 @@ static void sashite_one_chunk_release(struct ArrowArrayStream *s) {
 
 /* Takes the array over (its release moves into the stream).  0, or -1. */
 static int sashite_one_chunk_stream(struct ArrowArrayStream *out, struct ArrowArray *array,
-                                    int (*schema)(struct ArrowSchema *, int), int epin) {
+                                    int (*schema)(struct ArrowSchema *, int), int shape) {
     struct sashite_one_chunk *p = (struct sashite_one_chunk *)malloc(sizeof *p);
     if (p == NULL) return -1;
     memcpy(&p->array, array, sizeof *array);
     array->release = NULL;
     p->schema = schema;
-    p->epin = epin;
+    p->shape = shape;
     out->get_schema = sashite_one_chunk_schema;
     out->get_next = sashite_one_chunk_next;
     out->get_last_error = sashite_one_chunk_error;

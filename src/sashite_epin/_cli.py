@@ -549,7 +549,8 @@ def build_parser(prog: str = "sashite-epin") -> argparse.ArgumentParser:
         epilog="Exit status: 0 all valid, 1 some token invalid, 2 usage or I/O error, "
         "130 interrupted.",
     )
-    parser.add_argument("--version", action="version", version=__version__)
+    # As grep, ruff and pip print theirs: the program's name, then the version.
+    parser.add_argument("--version", action="version", version=f"sashite-epin {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=Parser)
     p = commands.add_parser(
         "parse",

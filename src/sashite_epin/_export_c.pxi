@@ -32,9 +32,12 @@ cdef extern from "_arrow_export.h" nogil:
     void node_set_view "sashite_node_set_view"(ArrowArray* a, int i, void* inside)
     int struct_schema "sashite_struct_schema"(ArrowSchema* out, int n, const char** names,
                                               const char** formats, const int* dictionary)
-    ctypedef int (*SchemaMaker)(ArrowSchema* out, int epin) noexcept nogil
+    int nested_schema "sashite_nested_schema"(ArrowSchema* out, const char* name, int n,
+                                              const char** names, const char** formats,
+                                              const int* dictionary)
+    ctypedef int (*SchemaMaker)(ArrowSchema* out, int shape) noexcept nogil
     int one_chunk_stream "sashite_one_chunk_stream"(ArrowArrayStream* out, ArrowArray* array,
-                                                    SchemaMaker schema, int epin)
+                                                    SchemaMaker schema, int shape)
     void schema_capsule_free "sashite_schema_capsule_free"(object capsule) noexcept
     void array_capsule_free "sashite_array_capsule_free"(object capsule) noexcept
     void stream_capsule_free "sashite_stream_capsule_free"(object capsule) noexcept
@@ -147,9 +150,42 @@ cdef inline const void* array_address(object values):
     return <const void*><size_t>values.buffer_info()[0]
 
 
-cdef int tokens_schema(ArrowSchema* out, int epin) noexcept nogil:
-    return struct_schema(out, 8 if epin else 7, FIELD_NAMES[epin], FIELD_FORMATS[epin],
-                         FIELD_DICTIONARY[epin])
+# An export's shape: the notation, and for tokenize_many's results where each token
+# came from, as two more fields (flat) or as one list of tokens per input row (nested).
+cdef enum:
+    SHAPE_EPIN = 1    # the derived field
+    SHAPE_PLACED = 2  # row and offset (int64) after the token's fields, a row per token
+    # one field, tokens: a large_list per input row of the token's fields and offset,
+    # null where the row was missing
+    SHAPE_NESTED = 4
+
+
+cdef int shape_fields(int shape, const char** names, const char** formats,
+                      int* dictionary) noexcept nogil:
+    """The fields of a shape's token struct (not the nested list around it): their
+    number, names, formats and dictionary flags."""
+    cdef int epin = shape & SHAPE_EPIN, n = 8 if epin else 7, i
+    for i in range(n):
+        names[i] = FIELD_NAMES[epin][i]
+        formats[i] = FIELD_FORMATS[epin][i]
+        dictionary[i] = FIELD_DICTIONARY[epin][i]
+    if shape & SHAPE_PLACED:
+        names[n], formats[n], dictionary[n] = b"row", b"l", 0
+        n += 1
+    if shape & (SHAPE_PLACED | SHAPE_NESTED):
+        names[n], formats[n], dictionary[n] = b"offset", b"l", 0
+        n += 1
+    return n
+
+
+cdef int tokens_schema(ArrowSchema* out, int shape) noexcept nogil:
+    cdef const char* names[10]
+    cdef const char* formats[10]
+    cdef int dictionary[10]
+    cdef int n = shape_fields(shape, names, formats, dictionary)
+    if shape & SHAPE_NESTED:
+        return nested_schema(out, b"tokens", n, names, formats, dictionary)
+    return struct_schema(out, n, names, formats, dictionary)
 
 
 cdef void* copy_of(const void* data, size_t size) noexcept nogil:
@@ -288,8 +324,9 @@ cdef void fill_rest(const unsigned char* records, int64_t start, int64_t stop, i
 
 
 cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, bint epin,
-                      const Invalid* marked) noexcept nogil:
-    """The struct array of n records; 0, -1 when out of memory, -2 when a signal
+                      const Invalid* marked, int extra) noexcept nogil:
+    """The struct array of n records, with room for extra children after the token's
+    fields (the caller fills them); 0, -1 when out of memory, -2 when a signal
     handler raised (checked between pieces: Ctrl-C stops a long export); out is then
     still releasable: what was built is freed by its release."""
     cdef int64_t i, k, start = 0, stop, done, bitmap = (n + 7) // 8, nulls = marked.count
@@ -305,7 +342,7 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     cdef int8_t* state
     cdef uint8_t* terminal
     cdef uint8_t* derived
-    if node_init(out, n, 0, 1, 8 if epin else 7) < 0:
+    if node_init(out, n, 0, 1, (8 if epin else 7) + extra) < 0:
         return -1
     if nulls:  # the fields' validity: each field owns a copy
         validity = <uint8_t*>calloc(bitmap, 1)
@@ -392,18 +429,95 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     return 0
 
 
-cdef object schema_capsule(bint epin):
+cdef struct Places:  # tokenize_many's layout, as the export reads it
+    const int64_t* offsets       # each token's offset in its text
+    const int64_t* row_offsets   # rows + 1: row r's tokens are row_offsets[r] ..
+    int64_t rows
+    const int64_t* missing       # the rows whose text was missing, ascending
+    int64_t missing_count
+
+
+cdef int int64_field(ArrowArray* out, int64_t n, int64_t** values) noexcept nogil:
+    """An int64 child of n entries, none null, its values' memory given to fill."""
+    if node_init(out, n, 0, 2, 0) < 0:
+        return -1
+    values[0] = <int64_t*>malloc(8 * n + 8)
+    node_set_buffer(out, 1, values[0])
+    return -1 if values[0] == NULL else 0
+
+
+cdef int fill_places(ArrowArray* out, int first, int64_t n, const Places* places,
+                     bint with_row) noexcept nogil:
+    """The row field (child first, with_row) and the offset field after it."""
+    cdef int64_t r, i
+    cdef int64_t* values
+    if with_row:
+        if int64_field(node_child(out, first), n, &values) < 0:
+            return -1
+        for r in range(places.rows):
+            for i in range(places.row_offsets[r], places.row_offsets[r + 1]):
+                values[i] = r
+        first += 1
+    if int64_field(node_child(out, first), n, &values) < 0:
+        return -1
+    memcpy(values, places.offsets, 8 * n)
+    return 0
+
+
+cdef int fill_nested(ArrowArray* out, const unsigned char* records, int64_t n, bint epin,
+                     const Invalid* marked, const Places* places) noexcept nogil:
+    """The struct of one field, a large_list per row over the token struct (with its
+    offset field), null where the row was missing; fill_columns' statuses."""
+    cdef int64_t k, r, bitmap = (places.rows + 7) // 8
+    cdef ArrowArray* lists
+    cdef uint8_t* present
+    cdef int status
+    if node_init(out, places.rows, 0, 1, 1) < 0:
+        return -1
+    lists = node_child(out, 0)
+    if node_init(lists, places.rows, places.missing_count, 2, 1) < 0:
+        return -1
+    if places.missing_count:
+        present = <uint8_t*>malloc(bitmap + 1)
+        node_set_buffer(lists, 0, present)
+        if present == NULL:
+            return -1
+        memset(present, 0xFF, bitmap + 1)
+        for k in range(places.missing_count):
+            r = places.missing[k]
+            present[r >> 3] &= <uint8_t>~(1 << (r & 7))
+    node_set_buffer(lists, 1, copy_of(places.row_offsets, 8 * (places.rows + 1)))
+    if lists.buffers[1] == NULL:
+        return -1
+    status = fill_columns(node_child(lists, 0), records, n, epin, marked, 1)
+    if status < 0:
+        return status
+    return fill_places(node_child(lists, 0), 8 if epin else 7, n, places, False)
+
+
+cdef object schema_capsule(int shape):
     cdef ArrowSchema* schema = <ArrowSchema*>calloc(1, sizeof(ArrowSchema))
-    if schema == NULL or tokens_schema(schema, epin) < 0:
+    if schema == NULL or tokens_schema(schema, shape) < 0:
         free(schema)
         raise MemoryError()
     return PyCapsule_New(schema, b"arrow_schema", <PyCapsule_Destructor>schema_capsule_free)
 
 
-cdef object array_capsule(TokenArray tokens):
+cdef int shape_of(TokenArray tokens, bint nested) except -1:
+    """The export's shape: by row (nested) only for tokenize_many's results."""
+    if nested and tokens._layout is None:
+        raise ValueError("only tokenize_many's results have rows: by_row() exports "
+                         "those")
+    if nested:
+        return tokens.epin | SHAPE_NESTED
+    return tokens.epin | (SHAPE_PLACED if tokens._layout is not None else 0)
+
+
+cdef object array_capsule(TokenArray tokens, int shape):
     cdef ArrowArray* array = <ArrowArray*>calloc(1, sizeof(ArrowArray))
     cdef int status
     cdef Invalid marked
+    cdef Places places
     cdef int64_t zero = 0
     cdef bytes reasons = b"", missing = b"", texts = b""
     cdef object text_at = None
@@ -424,8 +538,23 @@ cdef object array_capsule(TokenArray tokens):
     if 4 * tokens.count + len(texts) >= (1 << 31) - 1:
         raise OverflowError("the tokens of this TokenArray do not fit one Arrow utf8 column "
                             "(2 GiB of text)")
+    places = Places(NULL, NULL, 0, NULL, 0)
+    if shape & (SHAPE_PLACED | SHAPE_NESTED):  # arrays the result holds, never resized
+        places.offsets = <const int64_t*>array_address(tokens._layout[0])
+        places.row_offsets = <const int64_t*>array_address(tokens._layout[1])
+        places.rows = len(tokens._layout[1]) - 1
+        places.missing = <const int64_t*>array_address(tokens._layout[2])
+        places.missing_count = len(tokens._layout[2])
     with nogil:
-        status = fill_columns(array, tokens.records, tokens.count, tokens.epin, &marked)
+        if shape & SHAPE_NESTED:
+            status = fill_nested(array, tokens.records, tokens.count, tokens.epin, &marked,
+                                 &places)
+        else:
+            status = fill_columns(array, tokens.records, tokens.count, tokens.epin, &marked,
+                                  2 if shape & SHAPE_PLACED else 0)
+            if status == 0 and shape & SHAPE_PLACED:
+                status = fill_places(array, 8 if tokens.epin else 7, tokens.count, &places,
+                                     True)
     if status == -2:
         error_set()  # a signal handler's exception (the capsule releases what was built)
     if status < 0:
@@ -433,15 +562,15 @@ cdef object array_capsule(TokenArray tokens):
     return capsule
 
 
-cdef object stream_capsule(TokenArray tokens):
+cdef object stream_capsule(TokenArray tokens, int shape):
     cdef ArrowArrayStream* stream = <ArrowArrayStream*>calloc(1, sizeof(ArrowArrayStream))
     cdef ArrowArray* array
     if stream == NULL:
         raise MemoryError()
     capsule = PyCapsule_New(stream, b"arrow_array_stream",
                             <PyCapsule_Destructor>stream_capsule_free)
-    chunk = array_capsule(tokens)
+    chunk = array_capsule(tokens, shape)
     array = <ArrowArray*>PyCapsule_GetPointer(chunk, b"arrow_array")
-    if one_chunk_stream(stream, array, tokens_schema, tokens.epin) < 0:
+    if one_chunk_stream(stream, array, tokens_schema, shape) < 0:
         raise MemoryError()
     return capsule

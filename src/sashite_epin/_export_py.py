@@ -78,3 +78,33 @@ def stream(array: Any) -> Any:
     pa = _pyarrow()
     batch = pa.RecordBatch.from_struct_array(array)
     return pa.RecordBatchReader.from_batches(batch.schema, [batch])
+
+
+def _int64(values: Any) -> Any:
+    """An int64 Arrow array over an array('q'), its memory shared."""
+    pa = _pyarrow()
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def placed(array: Any, layout: Any, by_row: bool) -> Any:
+    """tokenize_many's export from the token struct and the result's layout: row and
+    offset fields after the token's (flat), or one field, tokens, a large_list per
+    input row of the token's fields and offset, null where the text was missing."""
+    pa = _pyarrow()
+    offsets, row_offsets, missing = layout[0], layout[1], layout[2]
+    fields = array.flatten()
+    names = [field.name for field in array.type]
+    if not by_row:
+        rows = [
+            r
+            for r in range(len(row_offsets) - 1)
+            for _ in range(row_offsets[r], row_offsets[r + 1])
+        ]
+        return pa.StructArray.from_arrays(
+            [*fields, pa.array(rows, pa.int64()), _int64(offsets)], names=[*names, "row", "offset"]
+        )
+    tokens = pa.StructArray.from_arrays([*fields, _int64(offsets)], names=[*names, "offset"])
+    absent = set(missing)
+    mask = pa.array([r in absent for r in range(len(row_offsets) - 1)], pa.bool_())
+    lists = pa.LargeListArray.from_arrays(_int64(row_offsets), tokens, mask=mask)
+    return pa.StructArray.from_arrays([lists], names=["tokens"])

@@ -167,18 +167,26 @@ class ErrorList(Sequence):  # type: ignore[type-arg]
 def checked_layout(layout: object, count: int) -> Any:
     """tokenize_many's layout from a pickle, checked, never trusted: (offsets: one
     non-negative offset per entry, row_offsets: rows + 1 entries from 0 to count, never
-    going back, missing: rows in range, increasing), each an array('q'); None stays
-    None."""
+    going back, missing: rows in range, increasing), each an array('q'), then the
+    rows' labels (a pandas Index of rows entries, or None); None stays None."""
     if layout is None:
         return None
     from array import array
     from itertools import pairwise
 
     try:
-        offsets, row_offsets, missing = (array("q", part) for part in layout)  # type: ignore[attr-defined]
+        parts: list[Any] = list(layout)  # type: ignore[call-overload]
+        labels = parts.pop() if len(parts) == 4 else None  # a layout without them too
+        offsets, row_offsets, missing = (array("q", part) for part in parts)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError("layout must be three sequences of integers") from None
+        raise ValueError(
+            "layout must be three sequences of integers and the rows' labels"
+        ) from None
     rows = len(row_offsets) - 1
+    try:
+        labels_ok = labels is None or len(labels) == rows
+    except TypeError:
+        labels_ok = False
     ranges_ok = rows >= 0 and row_offsets[0] == 0 and row_offsets[-1] == count
     if not (
         len(offsets) == count
@@ -188,6 +196,7 @@ def checked_layout(layout: object, count: int) -> Any:
         and all(0 <= r < rows for r in missing)
         and all(a < b for a, b in pairwise(missing))
         and all(row_offsets[r] == row_offsets[r + 1] for r in missing)
+        and labels_ok
     ):
         raise ValueError("layout does not describe these entries")
-    return (offsets, row_offsets, missing)
+    return (offsets, row_offsets, missing, labels)

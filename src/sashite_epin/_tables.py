@@ -148,7 +148,8 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
     if labels is not None:
         import numpy  # pandas brings it
 
-        core.set_labels(result, labels.take(numpy.asarray(result.rows, dtype=numpy.intp)))
+        rows = numpy.asarray(result.rows, dtype=numpy.intp)
+        core.set_labels(result, labels.take(rows), labels)
     return result
 
 

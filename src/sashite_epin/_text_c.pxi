@@ -482,7 +482,8 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
             set_marks(result, &marked, rejected)
         offsets = new_array("q")
         offsets.frombytes(PyMemoryView_FromMemory(<char*>g.offsets, 8 * k, PyBUF_READ))
-        result._layout = (offsets, array_of_bytes("q", row_bytes), new_array("q", missing))
+        result._layout = (offsets, array_of_bytes("q", row_bytes), new_array("q", missing),
+                          None)  # no row labels yet
         return result
     finally:
         records_free(g.records)

@@ -140,5 +140,5 @@ def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArra
             position += len(str(item))
     row_offsets.append(len(offsets))
     result = TokenArray._make(epin, bytes(records), invalid, rejected)
-    result._layout = (offsets, row_offsets, missing)
+    result._layout = (offsets, row_offsets, missing, None)  # no row labels yet
     return result
