@@ -512,6 +512,46 @@ def test_a_handler_that_changes_the_list_being_read_is_seen() -> None:
 
 
 @pytest.mark.skipif(not COMPILED, reason="no compiled core")
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer")
+def test_a_text_lengthened_while_tokenize_many_reads_is_read_whole() -> None:
+    """tokenize_many sizes its output from the texts' lengths before it reads them; a
+    signal handler between pieces may then lengthen a text past that room: the output
+    grows, and the result is the list's as it was when each text was read."""
+    core = COMPILED[0]
+    texts = ["K"] * 100_000
+    longer = "K" * 300_000  # more tokens than all the texts held when the room was sized
+    was = core.use_piece_size(4)  # a check after every text: the timer fires mid-call
+    seen: list[bool] = []
+    calling = [False]
+
+    def lengthen(signum: int, frame: object) -> None:
+        texts[-1] = longer
+        seen.append(calling[0])
+
+    before = signal.getsignal(signal.SIGALRM)
+    try:
+        signal.signal(signal.SIGALRM, lengthen)
+        for _ in range(100):  # until the timer has fired inside a call
+            texts[-1] = "K"
+            seen.clear()
+            signal.setitimer(signal.ITIMER_REAL, 0.002)
+            calling[0] = True
+            result = core.tokenize_many(texts, True)
+            calling[0] = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if seen == [True]:
+                break
+        assert seen == [True], "the timer never fired inside a call"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+        core.use_piece_size(was)
+    assert len(result) == 99_999 + 300_000
+    assert result == core.tokenize_many(texts, True)
+    assert result.offsets == core.tokenize_many(texts, True).offsets
+
+
+@pytest.mark.skipif(not COMPILED, reason="no compiled core")
 @pytest.mark.parametrize(
     ("core", "kernel"), ALL_KERNELS, ids=lambda v: getattr(v, "IMPLEMENTATION", v)
 )

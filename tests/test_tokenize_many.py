@@ -128,6 +128,26 @@ def test_the_cores_agree(core: ModuleType) -> None:
             (e.index, e.token, e.reason, e.position) for e in twin.errors()]  # fmt: skip
 
 
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
+def test_offsets_built_aside_are_the_ones_written_in_place() -> None:
+    """Where _pyarray.h does not read array.array right, the offsets are built in
+    memory of their own and copied in: the same result."""
+    compiled = CORES[0]
+    texts: list[object] = [*random_texts(random.Random(53), 300), None, "K''", *PLACEMENTS]
+    in_place = compiled.tokenize_many(texts, True, "mark")
+    was = compiled.use_arrays_in_place(False)
+    try:
+        aside = compiled.tokenize_many(texts, True, "mark")
+    finally:
+        compiled.use_arrays_in_place(was)
+    assert was  # this CPython's array.array is laid out as _pyarray.h reads it
+    assert aside == in_place
+    assert (aside.offsets, aside.row_offsets) == (in_place.offsets, in_place.row_offsets)
+    assert len(in_place.offsets) == len(in_place)
+    in_place.offsets.append(7)  # an array like any other: it grows, and is freed
+    assert in_place.offsets[-1] == 7
+
+
 def test_a_pickle_keeps_where_each_token_came_from(core: ModuleType) -> None:
     result = core.tokenize_many(["K^/8", None, "x/q^'"], True, "mark")
     again = pickle.loads(pickle.dumps(result))

@@ -121,6 +121,13 @@ def use_piece_size(size: int) -> int:
     return before
 
 
+def use_arrays_in_place(on: bool) -> bool:
+    """Tests: write tokenize_many's offsets into their arrays in place where the core
+    can (the compiled one, when _pyarray.h reads array.array right), or build them
+    aside and copy them in; returns the setting before."""
+    return False  # the twin builds them with the array module's own methods
+
+
 __all__ = [
     "IMPLEMENTATION",
     "KERNELS",
@@ -146,6 +153,7 @@ __all__ = [
     "tokenize_epin",
     "tokenize_many",
     "tokenize_pin",
+    "use_arrays_in_place",
     "use_bytes_kernel",
     "use_piece_size",
 ]

@@ -15,6 +15,7 @@ cdef extern from "_split.h" nogil:
 
 DEF LOOKAHEAD = 8    # bytes past a 64-byte block a token starting in it may reach
 DEF TOKEN_BATCH = 256  # tokens tokenize takes from scan_many at a time
+DEF ROWS_BATCH = 2048  # and tokenize_many: fewer calls, each ending in its scalar loop
 
 
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
@@ -253,11 +254,41 @@ def tokenize_many(texts, bint epin, errors="raise"):
                              mark, texts)
 
 
+cdef extern from "_pyarray.h":
+    bint pyarray_layout_ok "sashite_pyarray_layout_ok"(object a, void* item0)
+    void* pyarray_resize "sashite_pyarray_resize"(object a, Py_ssize_t items,
+                                                  Py_ssize_t itemsize) except NULL
+    void pyarray_set_size "sashite_pyarray_set_size"(object a, Py_ssize_t items)
+
+cdef int pyarray_layout = -1  # whether _pyarray.h reads array.array right; -1: not asked
+
+
+cdef bint offsets_in_place():
+    """Whether offsets are written into their array('q') itself (_pyarray.h), asked of
+    a real array the first time."""
+    global pyarray_layout
+    if pyarray_layout < 0:
+        probe = new_array("q", (1, 2, 3))
+        pyarray_layout = pyarray_layout_ok(probe, <void*><size_t>probe.buffer_info()[0])
+    return pyarray_layout
+
+
+def use_arrays_in_place(bint on):
+    """Tests: write tokenize_many's offsets into their arrays in place where the core
+    can (the compiled one, when _pyarray.h reads array.array right), or build them
+    aside and copy them in; returns the setting before."""
+    global pyarray_layout
+    before = offsets_in_place()
+    pyarray_layout = on and before
+    return before
+
+
 cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are read
     unsigned char* records   # records_alloc's: the result takes it as it is
-    int64_t* offsets
-    unsigned short codes[TOKEN_BATCH]  # scan_many's, a batch at a time
-    Py_ssize_t starts[TOKEN_BATCH]
+    int64_t* offsets         # the items of offsets_array where it is written in place
+    PyObject* offsets_array  # the result's array('q') of them (its owner holds it), or NULL
+    unsigned short codes[ROWS_BATCH]  # scan_many's, a batch at a time
+    Py_ssize_t starts[ROWS_BATCH]
     Py_ssize_t capacity      # tokens
     unsigned char* text      # a piece of texts, each followed by a newline
     Py_ssize_t text_room
@@ -269,23 +300,24 @@ cdef void* grown(void* p, Py_ssize_t size) noexcept nogil:
     return realloc(p, size if size > 0 else 1)
 
 
-cdef int grow(Grown* g, Py_ssize_t need) noexcept nogil:
-    """Room for need tokens at least (doubling); -1 when out of memory.  The records
-    through _memory.h, whose spare block a call on a column of the same size reuses
-    (fresh memory is page faults, more than the scan)."""
-    cdef Py_ssize_t capacity = g.capacity if g.capacity else 4096
+cdef int grow(Grown* g, Py_ssize_t need) except -1:
+    """Room for need tokens at least (doubling); MemoryError when out of memory.  The
+    records through _memory.h, whose spare block a call on a column of the same size
+    reuses (fresh memory is page faults, more than the scan)."""
+    cdef Py_ssize_t capacity = max(need, 2 * g.capacity)
     cdef void* p
     if need <= g.capacity:
         return 0
-    while capacity < need:
-        capacity *= 2
     p = records_realloc(g.records, 5 * capacity + SLACK)
     if p == NULL:
-        return -1
+        raise MemoryError()
     g.records = <unsigned char*>p
-    p = grown(g.offsets, 8 * capacity)
-    if p == NULL:
-        return -1
+    if g.offsets_array != NULL:
+        p = pyarray_resize(<object>g.offsets_array, capacity, 8)
+    else:
+        p = grown(g.offsets, 8 * capacity)
+        if p == NULL:
+            raise MemoryError()
     g.offsets = <int64_t*>p
     g.capacity = capacity
     return 0
@@ -301,7 +333,7 @@ cdef Py_ssize_t scan_batches(Grown* g, Py_ssize_t k, const unsigned char* p, Py_
     reason[0] = 0
     last[0] = -1
     while True:
-        found = scan_many(p + base, n - base, epin, g.codes, g.starts, TOKEN_BATCH, &at,
+        found = scan_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,
                           reason)
         for j in range(found):
             g.offsets[k + j] = base + g.starts[j]
@@ -335,6 +367,37 @@ cdef Py_ssize_t scan_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssiz
     return -1
 
 
+cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t used,
+                          bint epin, Py_ssize_t* r, int64_t* row_offsets, Py_ssize_t* stop,
+                          int* reason) noexcept nogil:
+    """scan_batches for scan_piece: the tokens of g.text[pos..used-1], each token's
+    record, row (row_offsets, from row *r on) and offset in its row written in the same
+    pass over a batch, while the batch is in cache; *stop where the scan stopped
+    (relative to pos), *reason as scan_many's."""
+    cdef Py_ssize_t base = 0, found, at, j, s, row = r[0]
+    cdef int64_t next_row = g.row_start[row + 1], row_at = g.row_start[row]
+    cdef const unsigned char* p = g.text + pos
+    cdef Py_ssize_t n = used - pos
+    reason[0] = 0
+    while True:
+        found = scan_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,
+                          reason)
+        for j in range(found):
+            memcpy(g.records + 5 * (k + j), record_of[g.codes[j]], 8)
+            s = pos + base + g.starts[j]  # in the piece
+            while s >= next_row:
+                row += 1
+                row_offsets[row] = k + j
+                row_at, next_row = next_row, g.row_start[row + 1]
+            g.offsets[k + j] = s - row_at
+        k += found
+        base += at
+        if reason[0] or base >= n:
+            stop[0] = base
+            r[0] = row
+            return k
+
+
 cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
                            int64_t* row_offsets, Py_ssize_t* failed_row,
                            RowFailure* failure) noexcept nogil:
@@ -345,19 +408,12 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
     piece may stop on what only the junction made), and the scan goes on with the
     next.  Returns the new k; *failed_row >= 0 when a text failed (failure set),
     row_offsets filled up to it."""
-    cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, j, s, at, start = k
-    cdef Py_ssize_t last
+    cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, at
     cdef int reason
     failed_row[0] = -1
     row_offsets[0] = k
     while pos < used:
-        k = scan_batches(g, start, g.text + pos, used - pos, epin, &stop, &reason, &last)
-        for j in range(start, k):  # rows and offsets: starts were offsets in the piece
-            s = pos + g.offsets[j]
-            while s >= g.row_start[r + 1]:
-                r += 1
-                row_offsets[r] = j
-            g.offsets[j] = s - g.row_start[r]
+        k = scan_rows(g, k, pos, used, epin, &r, row_offsets, &stop, &reason)
         if not reason:
             break
         at = pos + stop  # in text r or a later one: that one, read alone
@@ -371,7 +427,7 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
             return row_offsets[r]
         pos = g.row_start[r + 1]
         r += 1
-        row_offsets[r] = start = k
+        row_offsets[r] = k
     while r < rows:  # texts after the last token hold none
         r += 1
         row_offsets[r] = k
@@ -394,13 +450,30 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
     cdef RowFailure failure
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef TokenArray result
-    cdef bytes row_bytes = PyBytes_FromStringAndSize(NULL, 8 * (rows + 1))
-    cdef int64_t* row_offsets = <int64_t*>PyBytes_AS_STRING(row_bytes)  # new: ours alone
+    cdef bytes row_bytes = None
+    cdef int64_t* row_offsets
     cdef void* more
     memset(&g, 0, sizeof(g))
     missing = []
     rejected = []
+    offsets, ranges = new_array("q"), new_array("q")
+    if offsets_in_place():
+        g.offsets_array = <PyObject*>offsets
+        row_offsets = <int64_t*>pyarray_resize(ranges, rows + 1, 8)  # new: ours alone
+    else:
+        row_bytes = PyBytes_FromStringAndSize(NULL, 8 * (rows + 1))
+        row_offsets = <int64_t*>PyBytes_AS_STRING(row_bytes)  # new: ours alone
     try:
+        # Room for every token at once, as the pieces ask it (no token is shorter than
+        # a character; each text's newline counted): growing as the texts are read
+        # copied the records and offsets at each doubling.  The pages never written
+        # are never faulted in.
+        for n in range(rows):
+            item = (<PyObject**>base)[n]
+            if isinstance(<object>item, str):
+                k += PyUnicode_GET_LENGTH(<str>item)
+        grow(&g, k + rows + 1)
+        k = 0
         while i < rows:
             if i:  # Ctrl-C stops a long column; a handler may have run Python code
                 PyErr_CheckSignals()
@@ -440,8 +513,7 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
                 i += 1
             if i > first:
                 g.row_start[i - first] = used
-                if grow(&g, k + used) < 0:
-                    raise MemoryError()
+                grow(&g, k + used)
                 with nogil:
                     k = scan_piece(&g, k, i - first, epin, row_offsets + first, &failed,
                                    &failure)
@@ -459,8 +531,7 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
             s = <str>(<PyObject**>base)[i]
             row_offsets[i] = k
             n = PyUnicode_GET_LENGTH(s)
-            if grow(&g, k + n + 1) < 0:
-                raise MemoryError()
+            grow(&g, k + n + 1)
             keep = byte_copy(s)
             p = text_of(s, keep)
             with nogil:
@@ -473,21 +544,25 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
                                rejected)
             i += 1
         row_offsets[rows] = k
-        if grow(&g, 1) < 0:  # a result of no token still has its (slack) records
-            raise MemoryError()
+        grow(&g, 1)  # a result of no token still has its (slack) records
         result = TokenArray.__new__(TokenArray)
         result.records, result.count, result.epin = g.records, k, epin
         g.records = NULL  # the result's now
         if marked.count:
             set_marks(result, &marked, rejected)
-        offsets = new_array("q")
-        offsets.frombytes(PyMemoryView_FromMemory(<char*>g.offsets, 8 * k, PyBUF_READ))
-        result._layout = (offsets, array_of_bytes("q", row_bytes), new_array("q", missing),
+        if g.offsets_array != NULL:  # written in place: its length is the tokens'
+            pyarray_set_size(offsets, k)
+        else:
+            offsets.frombytes(PyMemoryView_FromMemory(<char*>g.offsets, 8 * k, PyBUF_READ))
+        if row_bytes is not None:
+            ranges.frombytes(row_bytes)
+        result._layout = (offsets, ranges, new_array("q", missing),
                           None)  # no row labels yet
         return result
     finally:
         records_free(g.records)
-        free(g.offsets)
+        if g.offsets_array == NULL:  # else the array's, freed with it
+            free(g.offsets)
         free(g.text)
         free(g.row_start)
         free(marked.items)
