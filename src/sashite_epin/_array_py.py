@@ -236,7 +236,7 @@ class TokenArray:
         )
         if self._layout is None:
             return array
-        return _export_py.placed(array, self._layout, by_row)
+        return _export_py.placed(array, self._layout, None if by_row else self.rows)
 
     def by_row(self) -> _frames.TokenRows:
         """``tokenize_many``'s result as one entry per input row (a ``TokenRows``):

@@ -446,17 +446,22 @@ cdef int int64_field(ArrowArray* out, int64_t n, int64_t** values) noexcept nogi
     return -1 if values[0] == NULL else 0
 
 
+cdef void fill_rows(int64_t* out, const int64_t* row_offsets, int64_t rows) noexcept nogil:
+    """Each token's row, from the rows' token ranges (rows + 1 of them)."""
+    cdef int64_t r, i
+    for r in range(rows):
+        for i in range(row_offsets[r], row_offsets[r + 1]):
+            out[i] = r
+
+
 cdef int fill_places(ArrowArray* out, int first, int64_t n, const Places* places,
                      bint with_row) noexcept nogil:
     """The row field (child first, with_row) and the offset field after it."""
-    cdef int64_t r, i
     cdef int64_t* values
     if with_row:
         if int64_field(node_child(out, first), n, &values) < 0:
             return -1
-        for r in range(places.rows):
-            for i in range(places.row_offsets[r], places.row_offsets[r + 1]):
-                values[i] = r
+        fill_rows(values, places.row_offsets, places.rows)
         first += 1
     if int64_field(node_child(out, first), n, &values) < 0:
         return -1

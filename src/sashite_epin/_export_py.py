@@ -86,22 +86,18 @@ def _int64(values: Any) -> Any:
     return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
-def placed(array: Any, layout: Any, by_row: bool) -> Any:
-    """tokenize_many's export from the token struct and the result's layout: row and
-    offset fields after the token's (flat), or one field, tokens, a large_list per
-    input row of the token's fields and offset, null where the text was missing."""
+def placed(array: Any, layout: Any, rows: Any) -> Any:
+    """tokenize_many's export from the token struct, the result's layout and each
+    token's row: row and offset fields after the token's (flat); or, where rows is
+    None, one field, tokens, a large_list per input row of the token's fields and
+    offset, null where the text was missing."""
     pa = _pyarrow()
     offsets, row_offsets, missing = layout[0], layout[1], layout[2]
     fields = array.flatten()
     names = [field.name for field in array.type]
-    if not by_row:
-        rows = [
-            r
-            for r in range(len(row_offsets) - 1)
-            for _ in range(row_offsets[r], row_offsets[r + 1])
-        ]
+    if rows is not None:
         return pa.StructArray.from_arrays(
-            [*fields, pa.array(rows, pa.int64()), _int64(offsets)], names=[*names, "row", "offset"]
+            [*fields, _int64(rows), _int64(offsets)], names=[*names, "row", "offset"]
         )
     tokens = pa.StructArray.from_arrays([*fields, _int64(offsets)], names=[*names, "offset"])
     absent = set(missing)

@@ -586,9 +586,8 @@ cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bi
 
 def rows_of(row_offsets):
     """Each token's row, from the rows' token ranges (rows + 1 entries)."""
-    cdef Py_ssize_t rows = len(row_offsets) - 1, i
+    cdef Py_ssize_t rows = len(row_offsets) - 1
     cdef const int64_t* ranges = <const int64_t*>array_address(row_offsets)
-    cdef int64_t j
     cdef bytes data
     cdef int64_t* out
     if rows < 0:
@@ -596,7 +595,5 @@ def rows_of(row_offsets):
     data = PyBytes_FromStringAndSize(NULL, 8 * ranges[rows])
     out = <int64_t*>PyBytes_AS_STRING(data)  # new: ours alone
     with nogil:
-        for i in range(rows):
-            for j in range(ranges[i], ranges[i + 1]):
-                out[j] = i
+        fill_rows(out, ranges, rows)
     return array_of_bytes("q", data)
