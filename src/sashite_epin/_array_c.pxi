@@ -169,6 +169,7 @@ cdef struct Mark:  # an entry marked invalid under errors="mark"
     Py_ssize_t start    # where the reader found its text: an item, a byte offset, ...
     Py_ssize_t length   # the text's length, in the reader's units
     int reason
+    Py_ssize_t line     # byte buffers: the line start is on (0 elsewhere)
 
 
 cdef struct MarkList:  # grown without the GIL
@@ -186,7 +187,7 @@ cdef int mark_add(MarkList* lst, Py_ssize_t index, Py_ssize_t start, Py_ssize_t 
         if grown == NULL:
             return -1
         lst.items = grown
-    lst.items[lst.count] = Mark(index, start, length, reason)
+    lst.items[lst.count] = Mark(index, start, length, reason, 0)
     lst.count += 1
     return 0
 

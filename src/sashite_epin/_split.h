@@ -150,32 +150,42 @@ static inline uint64_t sashite_load64(const unsigned char *p) {
  * on).  SSE2: each compare's 0xFF bytes subtracted from per-lane counts, which a sum of
  * absolute differences adds up every 255 blocks at most; portable C: the same by SWAR
  * (a newline byte is zero after the XOR, and ((x & 0x7F..) + 0x7F..) | x sets the top
- * bit of exactly the nonzero bytes, no carry crossing a byte).  A memchr per line cost
+ * bit of exactly the nonzero bytes, no carry crossing a byte).  Less than 64 bytes left:
+ * the byte loop at the end.  A memchr per line cost
  * 5 ns a line: a marked token late in a big buffer cost more than the whole parse. */
 static inline int64_t sashite_count_newlines(const unsigned char *p, int64_t n) {
     int64_t lines = 0, i = 0;
 #ifdef SASHITE_EPIN_SSE2
+    /* Four counters, one per 16 bytes of each 64: one chain of subtractions would make
+     * every block wait on the one before (a quarter of the loads' pace). */
     const __m128i newline = _mm_set1_epi8(10), zero = _mm_setzero_si128();
-    while (i + 16 <= n) {
-        __m128i counts = zero, sums;
-        int64_t stop = i + 16 * 255 < n ? i + 16 * 255 : n;
-        for (; i + 16 <= stop; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(p + i));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(v, newline));
+    while (i + 64 <= n) {
+        __m128i c0 = zero, c1 = zero, c2 = zero, c3 = zero, sums;
+        int64_t stop = i + 64 * 255 < n ? i + 64 * 255 : n;
+        for (; i + 64 <= stop; i += 64) {
+            c0 = _mm_sub_epi8(c0, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), newline));
+            c1 = _mm_sub_epi8(c1, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i + 16)), newline));
+            c2 = _mm_sub_epi8(c2, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i + 32)), newline));
+            c3 = _mm_sub_epi8(c3, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i + 48)), newline));
         }
-        sums = _mm_sad_epu8(counts, zero);
+        sums = _mm_add_epi64(_mm_add_epi64(_mm_sad_epu8(c0, zero), _mm_sad_epu8(c1, zero)),
+                             _mm_add_epi64(_mm_sad_epu8(c2, zero), _mm_sad_epu8(c3, zero)));
         lines += _mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums));
     }
 #elif defined(SASHITE_EPIN_NEON)
     /* the same: the 0xFF bytes subtracted from per-lane counts, added across lanes at
      * most every 255 blocks */
     const uint8x16_t newline = vdupq_n_u8(10);
-    while (i + 16 <= n) {
-        uint8x16_t counts = vdupq_n_u8(0);
-        int64_t stop = i + 16 * 255 < n ? i + 16 * 255 : n;
-        for (; i + 16 <= stop; i += 16)
-            counts = vsubq_u8(counts, vceqq_u8(vld1q_u8(p + i), newline));
-        lines += vaddlvq_u8(counts);
+    while (i + 64 <= n) {
+        uint8x16_t c0 = vdupq_n_u8(0), c1 = c0, c2 = c0, c3 = c0;
+        int64_t stop = i + 64 * 255 < n ? i + 64 * 255 : n;
+        for (; i + 64 <= stop; i += 64) {
+            c0 = vsubq_u8(c0, vceqq_u8(vld1q_u8(p + i), newline));
+            c1 = vsubq_u8(c1, vceqq_u8(vld1q_u8(p + i + 16), newline));
+            c2 = vsubq_u8(c2, vceqq_u8(vld1q_u8(p + i + 32), newline));
+            c3 = vsubq_u8(c3, vceqq_u8(vld1q_u8(p + i + 48), newline));
+        }
+        lines += vaddlvq_u8(c0) + vaddlvq_u8(c1) + vaddlvq_u8(c2) + vaddlvq_u8(c3);
     }
 #else
     for (; i + 8 <= n; i += 8) {
