@@ -1,7 +1,8 @@
 /* Every C header of the compiled core that needs no Python.h, in one translation unit,
  * for compilers the Cython build is not run under here: .ci/checks compiles it with
- * MinGW-w64 (Windows x64, GCC's rules with Windows' headers and ABI) and with
- * gcc-aarch64-linux-gnu, -Wall -Wextra -Werror.  Py_ssize_t comes from Python.h in the
+ * MinGW-w64 (Windows x64, GCC's rules with Windows' headers and ABI), with
+ * gcc-aarch64-linux-gnu, and with clang under MSVC's rules (as clang-cl, and as MSVC:
+ * its own branches), -Wall -Wextra -Werror.  Py_ssize_t comes from Python.h in the
  * real build; its definition there is ptrdiff_t's. */
 #include <stddef.h>
 #include <stdint.h>
@@ -16,3 +17,30 @@ typedef ptrdiff_t Py_ssize_t;
 #include "_records.h"
 #include "_memory.h"
 #include "_arrow.h"
+
+/* Every kernel and reader called, so that each is compiled to code: a static function
+ * nothing calls is only parsed, and some errors show in code alone (clang's, for an
+ * intrinsic used outside its target).  Never run: the arguments only have to type. */
+int64_t sashite_c_parts_use(int kernel, const unsigned char *p, Py_ssize_t n, unsigned char *out,
+                            const uint64_t *records, uint16_t *codes, Py_ssize_t *starts) {
+    Py_ssize_t at = 0, k = 0, bad = 0, b = 0, resume = 0;
+    int64_t total = 0;
+    unsigned char *cursor = out;
+    sashite_count_fn count = sashite_count_kernel(kernel);
+    sashite_decode_fn decode = sashite_decode_kernel(kernel);
+    sashite_scan_fn scan = sashite_scan_kernel(kernel);
+    sashite_build_gather_table();
+    total += sashite_kernel_runs(kernel) + count(p, n);
+    if (decode != NULL)
+        total += decode(p, n, &at, &k, n, out, records, 1, &bad);
+    if (scan != NULL)
+        total += scan(p, n, 1, codes, codes, starts, n, &b, &resume);
+    total += sashite_fixed_lanes(kernel, 1, p, 0, n, 4, out, records, 1);
+    total += sashite_strings_lanes(kernel, p, 0, n, out, records, 1);
+    total += sashite_offsets_lanes(kernel, 0, p, p, 0, n, n, p, 0, out, records, 1);
+    total += sashite_views_lanes(kernel, p, 0, n, p, 0, out, records, 1);
+    total += sashite_export_fields_lanes(kernel, p, n, (int32_t *)starts, out, (int32_t *)starts,
+                                         (int8_t *)out, (int8_t *)out, (int8_t *)out, out, out);
+    total += sashite_join_lanes(kernel, p, n, &sashite_export_shapes, 1, &cursor, out + n);
+    return total + (int64_t)sashite_records_length(p, (size_t)n);
+}

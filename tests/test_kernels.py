@@ -105,6 +105,18 @@ def test_an_x86_64_build_runs_sse2_avx2_and_avx512_where_the_cpu_has_them() -> N
         assert "neon" not in core.KERNELS
 
 
+def test_cpuid_chooses_the_x86_kernels_as_the_compiler_does() -> None:
+    # MSVC builds choose AVX2 / AVX-512 by CPUID and XGETBV (it has no
+    # __builtin_cpu_supports); here, under GCC or clang, both ways must agree.
+    for core in CORES:
+        simd = tuple(k for k in core.KERNELS if k in ("avx512", "avx2"))
+        assert core.cpuid_kernels() == simd
+    if COMPILED and os.uname().machine in ("x86_64", "AMD64"):
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next((line.split() for line in cpuinfo if line.startswith("flags")), [])
+        assert ("avx2" in COMPILED[0].cpuid_kernels()) == ("avx2" in flags)
+
+
 def test_an_aarch64_build_runs_neon() -> None:
     # NEON is part of aarch64's baseline: chosen at compile time, always run there
     # (reliability/aarch64.sh runs this file on aarch64 code under qemu).

@@ -86,6 +86,7 @@ cdef extern from "_kernels.h" nogil:
         Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
     uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
     bint kernel_runs "sashite_kernel_runs"(int kernel)
+    bint cpuid_runs "sashite_cpuid_runs"(int kernel)
     # whether a kernel reads lists, Arrow columns and numpy arrays eight entries at a
     # time (AVX2, AVX-512, NEON)
     bint kernel_lanes "sashite_kernel_lanes"(int kernel)
@@ -213,6 +214,13 @@ build_records_by_index()
 # The kernels this build runs on this CPU, best first.
 KERNELS = tuple(KERNEL_NAMES[i] for i in reversed(range(SASHITE_KERNEL_COUNT))
                 if kernel_runs(i))
+
+
+def cpuid_kernels():
+    """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how an MSVC
+    build chooses.  For tests: a build that asks the CPU otherwise must agree."""
+    return tuple(KERNEL_NAMES[i] for i in (SASHITE_KERNEL_AVX512, SASHITE_KERNEL_AVX2)
+                 if cpuid_runs(i))
 
 
 def bytes_kernel():

@@ -97,6 +97,12 @@ def is_valid_epin(s: object) -> bool:
 KERNELS = ("python",)
 
 
+def cpuid_kernels() -> tuple[str, ...]:
+    """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how an MSVC
+    build chooses.  For tests: a build that asks the CPU otherwise must agree."""
+    return ()
+
+
 def bytes_kernel() -> str:
     """The name of the kernel parse_many uses for byte buffers and Arrow string
     columns, and a result's Arrow export and to_bytes() for their output."""
@@ -133,6 +139,7 @@ __all__ = [
     "KERNELS",
     "TokenArray",
     "bytes_kernel",
+    "cpuid_kernels",
     "epin_code",
     "format_code",
     "from_codes",

@@ -33,9 +33,40 @@
 
 #include "_split.h"
 
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) \
+/* The AVX2 and AVX-512 kernels, on x86-64 or x86 with SSE2, chosen at run time:
+ * - GCC and clang compile each for its extension alone by a target attribute, and ask
+ *   the CPU through __builtin_cpu_supports.
+ * - MSVC has no such attribute and needs none: it takes the intrinsics of any extension
+ *   in any function.  It asks the CPU through CPUID and XGETBV (sashite_cpu_has below).
+ * - clang-cl (clang with MSVC's headers and rules) takes the attributes, but its
+ *   immintrin.h leaves out each extension's header unless the whole build targets that
+ *   extension, so they are included one by one (simdjson does the same), and it asks
+ *   the CPU as MSVC does (__builtin_cpu_supports needs a runtime library MSVC's linker
+ *   does not bring). */
+#if defined(_MSC_VER) && !defined(__clang__) && defined(_M_X64)
+#include <intrin.h>
+#include <immintrin.h>
+#define SASHITE_EPIN_AVX2 1
+#define SASHITE_EPIN_MSVC_CPUID 1
+#elif (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) \
     && defined(SASHITE_EPIN_SSE2)
 #include <immintrin.h>
+#if defined(_MSC_VER) && defined(__x86_64__)
+#include <intrin.h>
+#include <smmintrin.h>
+#include <popcntintrin.h>
+#include <bmiintrin.h>
+#include <xsaveintrin.h>
+#include <avxintrin.h>
+#include <avx2intrin.h>
+#include <avx512fintrin.h>
+#include <avx512bwintrin.h>
+#include <avx512vlintrin.h>
+#include <avx512vlbwintrin.h>
+#include <avx512vbmiintrin.h>
+#include <avx512vbmi2intrin.h>
+#define SASHITE_EPIN_MSVC_CPUID 1
+#endif
 #define SASHITE_EPIN_AVX2 1
 #endif
 
@@ -103,6 +134,8 @@ static inline uint32_t sashite_key_bytes(uint32_t word, ptrdiff_t n) {
  * inlined into its caller's many live values it would spill. */
 #if defined(__GNUC__) || defined(__clang__)
 #define SASHITE_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define SASHITE_NOINLINE __declspec(noinline)
 #else
 #define SASHITE_NOINLINE
 #endif
@@ -197,7 +230,14 @@ static inline void sashite_block_neon(const unsigned char *q, sashite_classes *c
 #endif
 
 #ifdef SASHITE_EPIN_AVX2
+#if defined(__GNUC__) || defined(__clang__)
 #define SASHITE_AVX2_TARGET __attribute__((target("avx2,popcnt,bmi")))
+/* The POPCNT instruction, in a function whose target has it. */
+#define SASHITE_POPCNT64(x) __builtin_popcountll(x)
+#else /* MSVC: see above */
+#define SASHITE_AVX2_TARGET
+#define SASHITE_POPCNT64(x) ((int)__popcnt64(x))
+#endif
 SASHITE_AVX2_TARGET
 static inline void sashite_block_avx2(const unsigned char *q, sashite_classes *c,
                                       uint16_t *index) {
@@ -269,8 +309,12 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
  * with a separator inside the block), compressed from the letter bytes and their
  * flag bytes.  So its step 3 is a copy.  scan_many reads indexes by byte position:
  * under this kernel it runs the AVX2 block loop (sashite_scan_kernel). */
+#if defined(__GNUC__) || defined(__clang__)
 #define SASHITE_AVX512_TARGET                                                               \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,popcnt,bmi")))
+#else
+#define SASHITE_AVX512_TARGET
+#endif
 
 /* The block's constants, made once before the block loop and pinned to registers
  * there (SASHITE_PREPARE_AVX512): GCC would otherwise rebuild each, a move and a
@@ -885,12 +929,12 @@ SASHITE_DEFINE_SCAN(sashite_scan_sse2, , sashite_block_sse2)
 #endif
 #ifdef SASHITE_EPIN_AVX2
 SASHITE_DEFINE_COUNT(sashite_count_avx2, SASHITE_AVX2_TARGET, sashite_sep_mask64_avx2,
-                     __builtin_popcountll)
+                     SASHITE_POPCNT64)
 SASHITE_DEFINE_DECODE(sashite_decode_avx2, SASHITE_AVX2_TARGET, , sashite_block_avx2,
                       sashite_compress_avx2, sashite_write_scalar)
 SASHITE_DEFINE_SCAN(sashite_scan_avx2, SASHITE_AVX2_TARGET, sashite_block_avx2)
 SASHITE_DEFINE_COUNT(sashite_count_avx512, SASHITE_AVX512_TARGET, sashite_sep_mask64_avx512,
-                     __builtin_popcountll)
+                     SASHITE_POPCNT64)
 SASHITE_DEFINE_DECODE(sashite_decode_avx512, SASHITE_AVX512_TARGET, SASHITE_PREPARE_AVX512,
                       SASHITE_BLOCK_AVX512, sashite_compress_avx512, sashite_write_avx512)
 #endif
@@ -909,6 +953,59 @@ typedef Py_ssize_t (*sashite_scan_fn)(const unsigned char *, Py_ssize_t, int, co
                                       uint16_t *, Py_ssize_t *, Py_ssize_t, Py_ssize_t *,
                                       Py_ssize_t *);
 
+#ifdef SASHITE_EPIN_AVX2
+/* CPUID and XGETBV: how MSVC and clang-cl builds ask the CPU (GCC and clang ask
+ * __builtin_cpu_supports; the tests check on those builds that both agree).  An
+ * extension runs when the CPU has it and the system saves its registers on a context
+ * switch (XCR0: bits 1-2 the SSE and AVX state, bits 5-7 AVX-512's). */
+#if defined(_MSC_VER)
+#define SASHITE_CPUID(r, leaf) __cpuidex((int *)(r), (leaf), 0)
+#else
+#include <cpuid.h>
+#define SASHITE_CPUID(r, leaf) __cpuid_count((leaf), 0, (r)[0], (r)[1], (r)[2], (r)[3])
+#endif
+enum {
+    SASHITE_CPU_AVX2 = 1,  /* AVX2, POPCNT and BMI1 */
+    SASHITE_CPU_AVX512 = 2 /* and AVX-512 F, BW, VL, VBMI and VBMI2 */
+};
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((target("xsave")))
+#endif
+static int sashite_cpu_has(int what) {
+    unsigned int leaf1[4], leaf7[4];
+    unsigned long long xcr0;
+    SASHITE_CPUID(leaf1, 0);
+    if (leaf1[0] < 7)
+        return 0;
+    SASHITE_CPUID(leaf1, 1);
+    SASHITE_CPUID(leaf7, 7);
+    if (!(leaf1[2] & (1u << 27))) /* OSXSAVE: XGETBV may be asked */
+        return 0;
+    xcr0 = _xgetbv(0);
+    if ((xcr0 & 0x6) != 0x6 || !(leaf1[2] & (1u << 23)) /* POPCNT */
+        || !(leaf7[1] & (1u << 5)) || !(leaf7[1] & (1u << 3))) /* AVX2, BMI1 */
+        return 0;
+    if (what == SASHITE_CPU_AVX2)
+        return 1;
+    return (xcr0 & 0xE0) == 0xE0 && (leaf7[1] & (1u << 16)) /* AVX-512 F */
+           && (leaf7[1] & (1u << 30)) && (leaf7[1] & (1u << 31)) /* BW, VL */
+           && (leaf7[2] & (1u << 1)) && (leaf7[2] & (1u << 6)); /* VBMI, VBMI2 */
+}
+#endif
+
+/* Whether CPUID and XGETBV say the CPU runs an x86 kernel of this build (AVX2 or
+ * AVX-512; 0 for any other). */
+static int sashite_cpuid_runs(int kernel) {
+#ifdef SASHITE_EPIN_AVX2
+    if (kernel == SASHITE_KERNEL_AVX2)
+        return sashite_cpu_has(SASHITE_CPU_AVX2);
+    if (kernel == SASHITE_KERNEL_AVX512)
+        return sashite_cpu_has(SASHITE_CPU_AVX512);
+#endif
+    (void)kernel;
+    return 0;
+}
+
 /* Whether this build and this CPU can run a kernel. */
 static int sashite_kernel_runs(int kernel) {
     switch (kernel) {
@@ -922,7 +1019,12 @@ static int sashite_kernel_runs(int kernel) {
     case SASHITE_KERNEL_NEON: /* part of aarch64's baseline */
         return 1;
 #endif
-#ifdef SASHITE_EPIN_AVX2
+#ifdef SASHITE_EPIN_MSVC_CPUID
+    case SASHITE_KERNEL_AVX2:
+        return sashite_cpu_has(SASHITE_CPU_AVX2);
+    case SASHITE_KERNEL_AVX512:
+        return sashite_cpu_has(SASHITE_CPU_AVX512);
+#elif defined(SASHITE_EPIN_AVX2)
     case SASHITE_KERNEL_AVX2:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")
