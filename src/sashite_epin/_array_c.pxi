@@ -169,7 +169,7 @@ cdef struct Mark:  # an entry marked invalid under errors="mark"
     Py_ssize_t start    # where the reader found its text: an item, a byte offset, ...
     Py_ssize_t length   # the text's length, in the reader's units
     int reason
-    Py_ssize_t line     # byte buffers: the line start is on (0 elsewhere)
+    Py_ssize_t line     # byte buffers: the line its text starts on (0 elsewhere)
 
 
 cdef struct MarkList:  # grown without the GIL
