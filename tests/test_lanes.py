@@ -23,12 +23,21 @@ from sashite_epin._scan_py import scan
 CHARS = ("K", "k", "+", "-", "^", "'", "1")
 
 
+@pytest.fixture(params=[lanes.WINDOW, 2], ids=["window", "tiny-windows"])
+def window(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The window the texts are read by: the real one, and one of 2 bytes, so that
+    short texts are cut into windows everywhere they can be (a window ends at a
+    separator, or a stream's at an entry's end)."""
+    monkeypatch.setattr(lanes, "WINDOW", request.param)
+    return int(request.param)
+
+
 def records_of(tokens: list[str], epin: bool) -> bytes:
     return b"".join(record_of_code(scan(t, epin)) for t in tokens)
 
 
 @pytest.mark.parametrize("epin", [True, False])
-def test_lines_are_read_exactly_when_each_line_is_a_token(epin: bool) -> None:
+def test_lines_are_read_exactly_when_each_line_is_a_token(epin: bool, window: int) -> None:
     for n in range(6):
         for chars in itertools.product((*CHARS, "\n", " "), repeat=n):
             text = "".join(chars)
@@ -50,7 +59,7 @@ def test_an_item_holding_a_line_break_or_not_a_str_is_refused(epin: bool) -> Non
 
 
 @pytest.mark.parametrize("epin", [True, False])
-def test_words_are_read_exactly_when_each_word_is_a_token(epin: bool) -> None:
+def test_words_are_read_exactly_when_each_word_is_a_token(epin: bool, window: int) -> None:
     for n in range(6):
         for chars in itertools.product((*CHARS, "\n", " ", "\t", "\r"), repeat=n):
             data = "".join(chars).encode()
@@ -66,7 +75,9 @@ def offsets_of(entries: list[str], width: int, first: int = 0) -> bytes:
 
 @pytest.mark.parametrize("width", [4, 8])
 @pytest.mark.parametrize("epin", [True, False])
-def test_a_stream_is_read_exactly_when_each_entry_is_a_token(epin: bool, width: int) -> None:
+def test_a_stream_is_read_exactly_when_each_entry_is_a_token(
+    epin: bool, width: int, window: int
+) -> None:
     for n in range(1, 6):
         for chars in itertools.product(CHARS, repeat=n):
             text = "".join(chars)
@@ -83,7 +94,7 @@ def test_a_stream_is_read_exactly_when_each_entry_is_a_token(epin: bool, width: 
 
 
 @pytest.mark.parametrize("epin", [True, False])
-def test_a_stream_whose_offsets_lie_is_refused(epin: bool) -> None:
+def test_a_stream_whose_offsets_lie_is_refused(epin: bool, window: int) -> None:
     data = b"K+k^Q"
     good = offsets_of(["K", "+k^", "Q"], 4)
     assert lanes.read_stream(data, good, 4, epin) == records_of(["K", "+k^", "Q"], epin)
@@ -101,7 +112,7 @@ def test_a_stream_whose_offsets_lie_is_refused(epin: bool) -> None:
 
 
 @pytest.mark.parametrize("epin", [True, False])
-def test_long_random_texts_agree_with_the_oracle(epin: bool) -> None:
+def test_long_random_texts_agree_with_the_oracle(epin: bool, window: int) -> None:
     rng = random.Random(7)
     tokens = [t for t in ("K", "+k", "-Q^", "z'", "+a^'", "B^'") if is_token(t, epin)]
     for _ in range(300):

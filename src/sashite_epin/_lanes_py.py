@@ -1,12 +1,12 @@
 """Many tokens at once, pure Python: the twin's fast road through a whole buffer.
 
 Looking every token up in a dict costs a Python-level call per token, no faster than
-the obvious code a user would write.  Here a buffer of ASCII text is read a whole
-pass at a time instead, each pass one C loop of CPython: ``bytes.translate`` maps
-every byte to its class, ``int.from_bytes`` makes the classes the 8-bit lanes of one
-big integer, shifts line each byte up with its neighbours, and one more translate
-keeps a lane per letter.  That lane, the letter's *context*, holds what stands around
-it, so it is the rest of the token:
+the obvious code a user would write.  Here a buffer of ASCII text is read a window
+(32 KiB, which stays in cache) at a time instead, each pass one C loop of CPython:
+``bytes.translate`` maps every byte to its class, ``int.from_bytes`` makes the
+classes the 8-bit lanes of one big integer, masks and shifts line each byte up with
+its neighbours, and one more translate keeps a lane per letter.  That lane, the
+letter's *context*, holds what stands around it, so it is the rest of the token:
 
     bit  0     the byte is a letter (every other lane is dropped)
     bit  1     the byte two before it is a separator
@@ -120,32 +120,94 @@ def _alphabet(epin: bool, grammar: str) -> bytes:
 _ALPHABETS = {(e, g): _alphabet(e, g) for e in (False, True) for g in (LINES, WORDS, STREAM)}
 
 
-def contexts(text: bytes, epin: bool, grammar: str, parts: int = 0) -> tuple[bytes, bytes] | None:
-    """The context byte of each letter of text, in order, and the letters, when text
-    is exactly tokens of the notation delimited as grammar says (LINES: parts lines;
-    WORDS: any whitespace); None otherwise."""
-    if text.translate(None, _ALPHABETS[(epin, grammar)]):
+# Everything the lanes take from a byte, in one byte, so that a window is one
+# translate and one int.from_bytes: bits 0-2 its _BEFORE class, bits 3-4 its _AFTER
+# class, bit 5 a separator, bit 7 a byte no token or separator holds (WORDS' text has
+# its whitespace made newlines first).  Masks of each field pick it out of the window's
+# integer.
+def _classes(epin: bool, grammar: str) -> bytes:
+    alphabet = _ALPHABETS[(epin, LINES if grammar == WORDS else grammar)]
+    return bytes(
+        _BEFORE[b] | _AFTER[b] << 3 | (_SEPARATOR[b] >> 1) << 5 if b in alphabet else _BAD
+        for b in range(256)
+    )
+
+
+_BAD = 0x80
+_CLASSES = {(e, g): _classes(e, g) for e in (False, True) for g in (LINES, WORDS, STREAM)}
+# What stands before a window: a separator (for the first letter's "before" and, two
+# bytes on, a sign's), whatever the grammar.
+_FRAME = bytes([_PREV_SEPARATOR | 1 << 5])
+# Text is read a window of about this many bytes at a time (ending at a separator, or
+# at an entry's end for a stream): the integers stay in cache, and a window's masks
+# are made once.
+WINDOW = 1 << 15
+_MASKS: dict[int, tuple[int, int, int, int]] = {}
+
+
+def _masks(size: int) -> tuple[int, int, int, int]:
+    """The before, after, separator and bad-byte masks of size bytes or more."""
+    size = max(size, WINDOW + 64)
+    if size not in _MASKS:
+        _MASKS.clear()  # one size in use at a time
+        _MASKS[size] = tuple(
+            int.from_bytes(bytes([field]) * size, "little") for field in (0x07, 0x18, 0x20, _BAD)
+        )  # type: ignore[assignment]
+    return _MASKS[size]
+
+
+def _window(
+    text: bytes, start: int, end: int, epin: bool, grammar: str
+) -> tuple[bytes, int, int] | None:
+    """The context bytes of text[start:end]'s letters, the bytes their tokens take and the
+    separators in it; None where a byte is outside the grammar or a context is one it
+    forbids."""
+    classes = _FRAME + text[start:end].translate(_CLASSES[(epin, grammar)])
+    before, after, separator, bad = _masks(len(classes))
+    v = int.from_bytes(classes, "little")
+    if v & bad:
         return None  # a byte no token or separator holds
-    if grammar == WORDS:
-        text = text.translate(_TO_NEWLINE)
-    framed = b"\n" + text  # the first letter's byte before: a separator
-    before = int.from_bytes(framed.translate(_BEFORE), "little")
-    after = int.from_bytes(framed.translate(_AFTER), "little")
-    lanes = before | (before << 10) | (after >> 3) | (after >> 9)
-    separators = 0
-    if grammar != STREAM:
-        marks = int.from_bytes(framed.translate(_SEPARATOR), "little")
-        lanes |= marks << 16
-        # LINES: parts - 1 separators; one more is an empty line, or a line break
-        # inside an item, and leaves the count below short.
-        separators = parts - 1 if grammar == LINES else marks.bit_count() - 1
-    context = lanes.to_bytes(len(framed) + 2, "little").translate(None, _DROP_UNKEPT)
-    letters = text.translate(None, _NOT_LETTERS)
-    if len(context) != len(letters) or context.translate(None, _ALLOWED[grammar]):
+    b, a, s = v & before, v & after, v & separator
+    lanes = b | (b << 10) | (a >> 6) | (a >> 12) | (s << 12)
+    context = lanes.to_bytes(len(classes) + 2, "little").translate(None, _DROP_UNKEPT)
+    if context.translate(None, _ALLOWED[grammar]):
         return None
     # The bytes the tokens take: their lengths as that many set bits, counted.
     taken = int.from_bytes(context.translate(_SHAPE["bits"]), "little").bit_count()
-    if taken != len(text) - separators:
+    separators = s.bit_count() - 1 if grammar == WORDS else 0  # the frame's is not text
+    return context, taken, separators
+
+
+def contexts(text: bytes, epin: bool, grammar: str, parts: int = 0) -> tuple[bytes, bytes] | None:
+    """The context byte of each letter of text, in order, and the letters, when text
+    is exactly tokens of the notation delimited as grammar says (LINES: parts lines;
+    WORDS: any whitespace); None otherwise.  A stream is read whole: the caller cuts it
+    into windows at its entries' ends."""
+    if grammar == WORDS:
+        text = text.translate(_TO_NEWLINE)
+    found, taken, separators, at, size = [], 0, 0, 0, len(text)
+    while True:
+        end = size
+        if grammar != STREAM and size - at > WINDOW:
+            end = text.find(b"\n", at + WINDOW)
+            end = size if end < 0 else end
+        window = _window(text, at, end, epin, grammar)
+        if window is None:
+            return None
+        found.append(window[0])
+        taken += window[1]
+        separators += window[2]
+        if end == size:
+            break
+        at = end + 1
+        separators += 1  # the newline between two windows
+    if grammar == LINES:
+        # parts - 1 separators; one more is an empty line, or a line break inside an
+        # item, and leaves the count below short.
+        separators = parts - 1
+    context = b"".join(found)
+    letters = text.translate(None, _NOT_LETTERS)
+    if len(context) != len(letters) or taken != size - separators:
         return None  # a marker no letter claims
     return context, letters
 
@@ -195,8 +257,22 @@ def read_stream(data: bytes, offsets: bytes, width: int, epin: bool) -> bytes | 
     count = len(offsets) // width - 1
     if count <= 0:
         return b"" if count == 0 and not data else None
-    found = contexts(data, epin, STREAM)  # no separator: every byte is a token's
-    if found is None or len(found[0]) != count:
+    # No separator, so the windows end at entries' ends: every group entries (a
+    # window's worth of the longest tokens), the data between read as one stream.
+    group = max(WINDOW // 4, 1)
+    first = int.from_bytes(offsets[:width], "little", signed=True)
+    cuts = [
+        int.from_bytes(offsets[j * width : (j + 1) * width], "little", signed=True) - first
+        for j in range(group, count, group)
+    ]
+    pieces = []
+    for start, end in zip([0, *cuts], [*cuts, len(data)], strict=True):
+        piece = contexts(data[start:end], epin, STREAM) if start <= end else None
+        if piece is None:
+            return None
+        pieces.append(piece)
+    found = b"".join(p[0] for p in pieces), b"".join(p[1] for p in pieces)
+    if len(found[0]) != count:
         return None
     # Each entry's size as a lane of the offsets minus the offsets shifted by one lane.
     # With no offset negative (no top bit set), the first lane that went back would
