@@ -971,7 +971,7 @@ enum {
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((target("xsave")))
 #endif
-static int sashite_cpu_has(int what) {
+static inline int sashite_cpu_has(int what) {
     unsigned int leaf1[4], leaf7[4];
     unsigned long long xcr0;
     SASHITE_CPUID(leaf1, 0);
@@ -995,7 +995,7 @@ static int sashite_cpu_has(int what) {
 
 /* Whether CPUID and XGETBV say the CPU runs an x86 kernel of this build (AVX2 or
  * AVX-512; 0 for any other). */
-static int sashite_cpuid_runs(int kernel) {
+static inline int sashite_cpuid_runs(int kernel) {
 #ifdef SASHITE_EPIN_AVX2
     if (kernel == SASHITE_KERNEL_AVX2)
         return sashite_cpu_has(SASHITE_CPU_AVX2);
