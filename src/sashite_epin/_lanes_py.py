@@ -113,11 +113,12 @@ _TO_NEWLINE = bytes.maketrans(_WHITESPACE, b"\n" * len(_WHITESPACE))
 
 def _alphabet(epin: bool, grammar: str) -> bytes:
     marks = b"+-^'" if epin else b"+-^"
-    separators = {LINES: b"\n", WORDS: _WHITESPACE, STREAM: b""}[grammar]
+    separators = {LINES: b"\n", STREAM: b""}[grammar]
     return _LETTERS + marks + separators
 
 
-_ALPHABETS = {(e, g): _alphabet(e, g) for e in (False, True) for g in (LINES, WORDS, STREAM)}
+# (WORDS has none of its own: its whitespace is made newlines first, then read as LINES.)
+_ALPHABETS = {(e, g): _alphabet(e, g) for e in (False, True) for g in (LINES, STREAM)}
 
 
 # Everything the lanes take from a byte, in one byte, so that a window is one
@@ -150,9 +151,10 @@ def _masks(size: int) -> tuple[int, int, int, int]:
     size = max(size, WINDOW + 64)
     if size not in _MASKS:
         _MASKS.clear()  # one size in use at a time
-        _MASKS[size] = tuple(
+        before, after, separator, bad = (
             int.from_bytes(bytes([field]) * size, "little") for field in (0x07, 0x18, 0x20, _BAD)
-        )  # type: ignore[assignment]
+        )
+        _MASKS[size] = before, after, separator, bad
     return _MASKS[size]
 
 
