@@ -1,5 +1,6 @@
 """Differential fuzzing of the bytes kernels: every kernel this build runs on this CPU
-against the portable one, on random inputs near the grammar.
+against the portable one, and the portable one against the pure-Python twin, on random
+inputs near the grammar.
 
     python reliability/kernels_fuzz.py                 # 60 s
     python reliability/kernels_fuzz.py --seconds 600 --seed 7
@@ -12,10 +13,11 @@ tokens as a list of str, as Arrow binary, large_binary and binary_view columns a
 numpy S, U and StringDType arrays where those are installed, and ``tokenize`` over the
 bytes as text (scan_many's block loop); and what a kernel writes back, ``to_bytes()``
 and the Arrow export.  The outcomes (records, marked indexes, the error's token, reason,
-index, byte offset and line, the outputs) must be equal; a difference prints
-the input and fails the run.  Inputs: tokens with separators of every kind, sized to
-cross 64-byte block edges, then mutated byte by byte with the grammar's bytes, their
-neighbours, separators and bytes that are none of these.
+index, byte offset and line, the outputs) must be equal; and the portable kernel (which
+has a fast road of its own before the exact scanner) must read the bytes as the twin
+does.  A difference prints the input and fails the run.  Inputs: tokens with separators
+of every kind, sized to cross 64-byte block edges, then mutated byte by byte with the
+grammar's bytes, their neighbours, separators and bytes that are none of these.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import sys
 import time
 from typing import Any
 
-from sashite_epin import Epin, ParseError, Pin, _core_c
+from sashite_epin import Epin, ParseError, Pin, _core_c, _core_py
 from sashite_epin._corpora import EPIN_TOKENS
 
 SEPARATORS = [b" ", b"\n", b"\t", b"\r\n", b"\x0b", b"\x0c", b"  "]
@@ -64,6 +66,20 @@ def make_input(rng: random.Random) -> bytes:
     if rng.random() < 0.2:
         data[rng.randrange(len(data) + 1) : 0] = bytes(rng.choices(NOISE, k=rng.randint(1, 4)))
     return bytes(data)
+
+
+def bytes_outcomes(core: Any, data: bytes) -> list[object]:
+    """What a core makes of the bytes, in both notations and errors modes: the codes and
+    marked indexes, or the error."""
+    said: list[object] = []
+    for epin in (True, False):
+        for errors in ("raise", "mark"):
+            try:
+                result = core.parse_many(data, epin, errors)
+                said.append(("ok", list(result.codes()), list(result.invalid)))
+            except ParseError as e:
+                said.append(("error", e.token, e.reason, e.index, e.position, e.line))
+    return said
 
 
 def outcomes(data: bytes, columns: list[Any], pyarrow: Any) -> list[object]:
@@ -105,10 +121,10 @@ def main() -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**32)
     rng = random.Random(seed)
     kernels = [k for k in _core_c.KERNELS if k != "portable"]
-    print(f"kernels {', '.join(kernels)} against portable, seed {seed}, {args.seconds:g} s")
-    if not kernels:
-        print("no SIMD kernel in this build on this CPU: nothing to compare")
-        return 0
+    print(
+        f"kernels {', '.join(kernels) or '(none)'} against portable, portable against "
+        f"the twin, seed {seed}, {args.seconds:g} s"
+    )
     before = _core_c.use_bytes_kernel("portable")
     deadline = time.monotonic() + args.seconds
     runs = 0
@@ -128,6 +144,13 @@ def main() -> int:
                 ]
             _core_c.use_bytes_kernel("portable")
             want = outcomes(data, columns, pyarrow)
+            portable, twin = bytes_outcomes(_core_c, data), bytes_outcomes(_core_py, data)
+            if portable != twin:
+                print(f"portable differs from the twin on {data!r}:")
+                for g, w in zip(portable, twin, strict=True):
+                    if g != w:
+                        print(f"  portable: {g!r}\n  twin: {w!r}")
+                return 1
             for kernel in kernels:
                 _core_c.use_bytes_kernel(kernel)
                 got = outcomes(data, columns, pyarrow)
@@ -140,7 +163,7 @@ def main() -> int:
             runs += 1
     finally:
         _core_c.use_bytes_kernel(before)
-    print(f"{runs} inputs, every kernel as the portable one")
+    print(f"{runs} inputs, every kernel as the portable one, and it as the twin")
     return 0
 
 

@@ -1,16 +1,20 @@
-"""The bytes kernels: each SIMD kernel the compiled core runs here gives what the portable
-kernel gives (records, marked indexes, the error's token, index, reason, byte offset and
-line), on every input, and which kernel runs is visible and can be forced."""
+"""The bytes kernels: each kernel the compiled core runs here (the portable one too: it
+has a fast road of its own before the exact scanner) gives what the pure-Python twin gives
+(records, marked indexes, the error's token, index, reason, byte offset and line), on
+every input; scan_many's SIMD block loops give what its own loop gives; and which kernel
+runs is visible and can be forced."""
 
 from __future__ import annotations
 
 import os
 import platform
 import random
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -19,12 +23,15 @@ import pytest
 from conftest import CORES
 
 import sashite_epin
-from sashite_epin import ParseError
+from sashite_epin import ParseError, _core_py
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, PLACEMENTS, realistic, uniform
 
 COMPILED = [core for core in CORES if core.IMPLEMENTATION == "cython"]
-# Pairs (core, SIMD kernel) to hold against the same core's portable kernel.
+# Pairs (core, SIMD kernel): scan_many's block loops, held against its own loop (which
+# the portable kernel runs).
 SIMD = [(core, kernel) for core in COMPILED for kernel in core.KERNELS if kernel != "portable"]
+# Pairs (core, kernel) for byte buffers, each held against the twin.
+BYTES = [(core, kernel) for core in COMPILED for kernel in core.KERNELS]
 
 # What a kernel must hand to the exact scanner: every way a token goes wrong, and bytes
 # that are not separators for bytes.split() though they look like it.
@@ -50,20 +57,17 @@ def outcome(core: ModuleType, data: object, epin: bool, errors: str) -> object:
     return ("ok", np.asarray(result).tobytes(), list(result.invalid))
 
 
-def portable_outcomes(core: ModuleType, data: object) -> dict[tuple[bool, str], object]:
-    before = core.use_bytes_kernel("portable")
-    try:
-        return {
-            (epin, errors): outcome(core, data, epin, errors)
-            for epin in (True, False)
-            for errors in ("raise", "mark")
-        }
-    finally:
-        core.use_bytes_kernel(before)
+def exact_outcomes(data: object) -> dict[tuple[bool, str], object]:
+    """What the twin says of data, for each notation and errors mode."""
+    return {
+        (epin, errors): outcome(_core_py, data, epin, errors)
+        for epin in (True, False)
+        for errors in ("raise", "mark")
+    }
 
 
-def assert_same_as_portable(core: ModuleType, kernel: str, inputs: list[bytes]) -> None:
-    expected = [portable_outcomes(core, data) for data in inputs]
+def assert_same_as_exact(core: ModuleType, kernel: str, inputs: list[bytes]) -> None:
+    expected = [exact_outcomes(data) for data in inputs]
     before = core.use_bytes_kernel(kernel)
     try:
         for data, want in zip(inputs, expected, strict=True):
@@ -117,6 +121,27 @@ def test_cpuid_chooses_the_x86_kernels_as_the_compiler_does() -> None:
         assert ("avx2" in COMPILED[0].cpuid_kernels()) == ("avx2" in flags)
 
 
+def test_the_portable_kernel_without_a_vector_unit(tmp_path: Path) -> None:
+    # Where the compiler has no vector unit to target, the portable kernel's byte loops
+    # would run a byte at a time: it counts by SWAR instead and leaves every token to
+    # the exact scanner.  Built here with x86-64's vector unit turned off, that count
+    # must agree with a naive one (reliability/portable_check.c).
+    root = Path(__file__).resolve().parents[1]
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None or os.uname().machine != "x86_64":
+        pytest.skip("needs a C compiler for x86-64")
+    program = tmp_path / "portable_check"
+    subprocess.run(
+        [compiler, "-O2", "-mno-sse2", "-mno-mmx", "-Wall", "-Wextra", "-Werror",
+         f"-I{root / 'src' / 'sashite_epin'}", str(root / "reliability" / "portable_check.c"),
+         "-o", str(program)],
+        check=True,
+    )  # fmt: skip
+    done = subprocess.run([str(program)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+    assert "200000 buffers counted as the naive count does" in done.stdout
+
+
 def test_an_aarch64_build_runs_neon() -> None:
     # NEON is part of aarch64's baseline: chosen at compile time, always run there
     # (reliability/aarch64.sh runs this file on aarch64 code under qemu).
@@ -166,11 +191,10 @@ def test_a_kernel_this_cpu_cannot_run_is_an_import_error() -> None:
     assert f"SASHITE_EPIN_KERNEL='{NOT_HERE}'" in done.stderr and "portable" in done.stderr
 
 
-# -- every SIMD kernel gives what the portable one gives ---------------------------
+# -- every kernel gives what the twin gives ---------------------------------------
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_valid_corpora_with_every_separator(core: ModuleType, kernel: str) -> None:
     rng = random.Random(7)
     inputs = [
@@ -180,11 +204,10 @@ def test_valid_corpora_with_every_separator(core: ModuleType, kernel: str) -> No
         "\n".join(EPIN_TOKENS).encode(),
         b"".join(t.encode() + b" " * (1 + i % 70) for i, t in enumerate(EPIN_TOKENS)),
     ]
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_string_dtype_near_misses_at_every_position_of_a_group(
     core: ModuleType, kernel: str
 ) -> None:
@@ -201,11 +224,10 @@ def test_string_dtype_near_misses_at_every_position_of_a_group(
             array = np.array(entries, dtype=np.dtypes.StringDType(na_object=None))
             inputs += [array, array[::2]]
     inputs.append(np.array(uniform(3000), dtype=np.dtypes.StringDType()))
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_a_near_miss_at_every_offset_around_the_block_edges(core: ModuleType, kernel: str) -> None:
     # A kernel reads 64 bytes at a time and looks one byte back and two ahead: each
     # near miss lands on every offset near the buffer's start and around the first block
@@ -221,11 +243,10 @@ def test_a_near_miss_at_every_offset_around_the_block_edges(core: ModuleType, ke
                 for tail in (b"", b" -r^ " * 30):
                     inputs.append(head + miss + tail)
                     inputs.append(head[:-1] + miss + tail)  # glued to the token before
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_every_short_byte_string_around_a_block_edge(core: ModuleType, kernel: str) -> None:
     # Every string of up to 3 bytes over the grammar's bytes and its neighbours, put
     # where it straddles the first block edge, after 60 bytes of valid tokens.
@@ -235,11 +256,10 @@ def test_every_short_byte_string_around_a_block_edge(core: ModuleType, kernel: s
     strings += [a + b + c for a in alphabet for b in alphabet for c in alphabet]
     lead = b"K " * 30
     inputs = [lead + s + b" P" for s in strings] + [lead + b"k" + s for s in strings]
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_the_densest_blocks_and_every_batch_length(core: ModuleType, kernel: str) -> None:
     # One-letter tokens put a letter on every other byte: 32 tokens to a block, the
     # most a block can hold, starting at either parity.  The kernels write the records
@@ -253,17 +273,16 @@ def test_the_densest_blocks_and_every_batch_length(core: ModuleType, kernel: str
         inputs.append(" ".join(dense).encode())
         inputs.append((" " + "\n".join(dense)).encode())
         inputs.append(" ".join(rng.choices(EPIN_TOKENS, k=count)).encode())
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_refused_tokens_close_together(core: ModuleType, kernel: str) -> None:
     # In a block that fails, a kernel writes the tokens before the first refused one;
     # the exact scanner reads that one and hands back right after it, mid-block.  So
     # refused tokens one after another, every other token and every few, each starting
-    # at every offset, with a buffer that ends in one, are all read as the portable
-    # kernel reads them.
+    # at every offset, with a buffer that ends in one, are all read as the twin
+    # reads them.
     rng = random.Random(23)
     refused = [b"K1", b"+", b"^", b"KK", b"K''", b"\xff", b"-", b"+K^^", b"'", b"K^'^"]
     inputs = []
@@ -276,11 +295,10 @@ def test_refused_tokens_close_together(core: ModuleType, kernel: str) -> None:
             ]  # fmt: skip
             inputs.append(b"".join(w + rng.choice(SEPARATORS) for w in words))
             inputs.append(b" ".join(words))
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_random_buffers_near_the_grammar(core: ModuleType, kernel: str) -> None:
     rng = random.Random(11)
     noise = b" \t\n+-^'Kk1\x00\xffz"
@@ -292,14 +310,13 @@ def test_random_buffers_near_the_grammar(core: ModuleType, kernel: str) -> None:
                 data[rng.randrange(len(data))] = rng.choice(noise)
         inputs.append(bytes(data))
         inputs.append(bytes(rng.choice(noise) for _ in range(rng.randint(0, 150))))
-    assert_same_as_portable(core, kernel, inputs)
+    assert_same_as_exact(core, kernel, inputs)
 
 
-@pytest.mark.skipif(not SIMD, reason="no SIMD kernel here")
-@pytest.mark.parametrize(("core", "kernel"), SIMD, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_unaligned_and_writable_buffers(core: ModuleType, kernel: str) -> None:
     data = " ".join(uniform(2000)).encode() + b" K+ " + " ".join(uniform(500)).encode()
-    expected = portable_outcomes(core, data)
+    expected = exact_outcomes(data)
     before = core.use_bytes_kernel(kernel)
     try:
         for offset in range(0, 9):

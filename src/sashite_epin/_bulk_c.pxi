@@ -480,7 +480,7 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
     cdef int status
     if at_[0] >= size:
         return 0
-    if decode_bytes == NULL:  # the portable kernel: the exact scanner throughout
+    if decode_bytes == NULL:  # a portable kernel built with no vector unit to target
         return scan_exactly(p, size, at_, k_, size, count, epin, mark, out, failure, marked)
     while True:
         status = decode_bytes(p, size, at_, k_, count, out, records_by_index, epin, &bad)
@@ -512,7 +512,7 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
     cdef Py_ssize_t starts[34]  # at most 32 starts in 64 bytes, plus a pending one
     cdef int code, taken, have, forbidden = 0 if epin else 1
     cdef uint64_t word, begins, ends, carry = 0
-    cdef bint portable = decode_bytes == NULL
+    cdef bint portable = bytes_kernel_id == SASHITE_KERNEL_PORTABLE
     while b < size or (b == size and carry):  # the extra block ends a token at size
         word = ~block_mask(p, size, b, portable)  # bit set: inside a token
         begins = word & ~((word << 1) | carry)

@@ -140,6 +140,8 @@ static inline uint32_t sashite_key_bytes(uint32_t word, ptrdiff_t n) {
 #define SASHITE_NOINLINE
 #endif
 
+#include "kernels/portable.h"
+
 /* ---- step 1 and the record indexes, per SIMD kernel -----------------------------------
  * sashite_block_K(q, c, index): q[-1] .. q[65] readable; classes of q[0..63] into c,
  * index[i] = q[i] | flags << 8 (meaningful where q[i] is a letter of a valid token).
@@ -920,7 +922,6 @@ static inline int sashite_kernel_lanes(int kernel) {
         return k;                                                                            \
     }
 
-SASHITE_DEFINE_COUNT(sashite_count_portable, , sashite_sep_mask64_portable, sashite_popcount64)
 #ifdef SASHITE_EPIN_SSE2
 SASHITE_DEFINE_COUNT(sashite_count_sse2, , sashite_sep_mask64, sashite_popcount64)
 SASHITE_DEFINE_DECODE(sashite_decode_sse2, , , sashite_block_sse2, sashite_compress_scalar,
@@ -1078,7 +1079,7 @@ static sashite_decode_fn sashite_decode_kernel(int kernel) {
         return sashite_decode_neon;
 #endif
     default:
-        return NULL; /* the exact scanner reads everything */
+        return SASHITE_DECODE_PORTABLE;
     }
 }
 
