@@ -58,7 +58,10 @@ def extensions() -> list[Extension]:
             "_core_c.pxd", "_scan_c.pxi", "_objects_c.pxi", "_array_c.pxi", "_bulk_c.pxi",
             "_text_c.pxi", "_arrow_c.pxi", "_export_c.pxi", "_split.h", "_kernels.h", "_strs.h",
             "_records.h", "_memory.h", "_arrow.h", "_arrow_export.h", "_columns.h",
-            "_formats.h", "_fixed.h", "_pyarray.h", "kernels/portable.h")],
+            "_formats.h", "_fixed.h", "_pyarray.h",
+            *(f"kernels/{kernel}.h" for kernel in ("portable", "sse2", "avx2", "avx512", "neon")),
+            *(f"kernels/generic/{loop}.h"
+              for loop in ("count", "decode", "scan", "lanes", "columns", "strs", "fixed", "undef")))],
         extra_compile_args=["-O3"] if unix else ["/O2"],
     )
     # freethreading_compatible: the module is safe with the GIL off (docs/reliability.md

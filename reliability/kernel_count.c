@@ -1,9 +1,10 @@
 /* The bytes kernel alone, for counting the instructions a token costs: counts the
  * tokens of a buffer and decodes them into records, as parse_many does, with no
- * Python around it.  reliability/kernel_count.sh builds it for x86-64 (SSE2) and for
- * aarch64 (NEON) and counts each run by an instruction counter (valgrind, qemu).
+ * Python around it.  reliability/kernel_count.sh builds it for x86-64 (SSE2, portable)
+ * and for aarch64 (NEON, portable) and counts each run by an instruction counter
+ * (valgrind, qemu).
  *
- *     kernel_count KERNEL FILE RUNS     KERNEL: sse2 | avx2 | neon
+ *     kernel_count KERNEL FILE RUNS     KERNEL: sse2 | avx2 | neon | portable
  *
  * reads FILE (tokens between whitespace: the script writes the bench's uniform corpus,
  * made by the package itself) RUNS times and prints the tokens; the difference between
@@ -29,12 +30,13 @@ int main(int argc, char **argv) {
     unsigned char *data, *out;
     Py_ssize_t size, at = 0, k = 0, bad = 0, found = 0;
     if (argc != 4) {
-        fprintf(stderr, "usage: kernel_count sse2|avx2|neon FILE RUNS\n");
+        fprintf(stderr, "usage: kernel_count sse2|avx2|neon|portable FILE RUNS\n");
         return 2;
     }
     kernel = !strcmp(argv[1], "neon") ? SASHITE_KERNEL_NEON
              : !strcmp(argv[1], "avx2") ? SASHITE_KERNEL_AVX2
-             : !strcmp(argv[1], "sse2") ? SASHITE_KERNEL_SSE2 : -1;
+             : !strcmp(argv[1], "sse2") ? SASHITE_KERNEL_SSE2
+             : !strcmp(argv[1], "portable") ? SASHITE_KERNEL_PORTABLE : -1;
     if (kernel < 0 || !sashite_kernel_runs(kernel) || !sashite_decode_kernel(kernel)) {
         fprintf(stderr, "kernel %s: not in this build or not on this CPU\n", argv[1]);
         return 2;

@@ -148,74 +148,22 @@ static inline int sashite_group64_avx512(const unsigned char *data, const int64_
     return 1;
 }
 
-/* The readers, one set per kernel.  Entries i to count - 1 (o and v: the array's
- * offset applied; end: the last offset; bits: the validity bitmap or NULL, bit: the
- * array's offset in it), records to out + 5 * i; each returns the first entry it did
- * not write.  Under the AVX-512 target the same AVX2 code gets 32 vector registers. */
-#define SASHITE_DEFINE_COLUMN_READERS(K, TARGET, PIN, NARROW, WRITE)                       \
-    TARGET static Py_ssize_t sashite_offsets32_##K(                                        \
-        const unsigned char *data, const int32_t *o, Py_ssize_t i, Py_ssize_t count,       \
-        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
-        const uint64_t *records, int epin)                                                 \
-    {                                                                                      \
-        /* int32 offsets end below 2**31: end - 3 fits; below 0, no 4 bytes to read */     \
-        const __m256i limit = _mm256_set1_epi32((int32_t)(end - 3));                       \
-        if (end < 3)                                                                       \
-            return i;                                                                      \
-        SASHITE_LANES_LOOP(SASHITE_GROUP32_##K, PIN, NARROW, WRITE)                        \
-    }                                                                                      \
-    TARGET static Py_ssize_t sashite_offsets64_##K(                                        \
-        const unsigned char *data, const int64_t *o, Py_ssize_t i, Py_ssize_t count,       \
-        int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,                 \
-        const uint64_t *records, int epin)                                                 \
-    {                                                                                      \
-        const __m256i limit = _mm256_set1_epi64x(end - 3);                                 \
-        if (end < 3)                                                                       \
-            return i;                                                                      \
-        SASHITE_LANES_LOOP(SASHITE_GROUP64_##K, PIN, NARROW, WRITE)                        \
-    }                                                                                      \
-    TARGET static Py_ssize_t sashite_views_##K(                                            \
-        const unsigned char *v, Py_ssize_t i, Py_ssize_t count, const uint8_t *bits,       \
-        int64_t bit, unsigned char *out, const uint64_t *records, int epin)                \
-    {                                                                                      \
-        SASHITE_LANES_LOOP(SASHITE_GROUP_VIEWS, PIN, NARROW, WRITE)                        \
-    }
-
-/* A group: its 8 entries not null, then their lengths and words. */
-#define SASHITE_GROUP32_avx2(I, N, W)                                                      \
-    (sashite_valid8(bits, bit + (I)) && sashite_group32_avx2(data, o + (I), limit, N, W))
-#define SASHITE_GROUP32_avx512(I, N, W)                                                    \
-    (sashite_valid8(bits, bit + (I)) && sashite_group32_avx512(data, o + (I), limit, N, W))
-#define SASHITE_GROUP64_avx2(I, N, W)                                                      \
-    (sashite_valid8(bits, bit + (I)) && sashite_group64_avx2(data, o + (I), limit, N, W))
-#define SASHITE_GROUP64_avx512(I, N, W)                                                    \
-    (sashite_valid8(bits, bit + (I)) && sashite_group64_avx512(data, o + (I), limit, N, W))
-#define SASHITE_GROUP_VIEWS(I, N, W)                                                       \
-    (sashite_valid8(bits, bit + (I)) && sashite_group_views_avx2(v + 16 * (I), N, W))
-SASHITE_DEFINE_COLUMN_READERS(avx2, SASHITE_AVX2_TARGET, SASHITE_PIN_KEYS_NONE,
-                              sashite_narrow_avx2, sashite_write_scalar)
-SASHITE_DEFINE_COLUMN_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
-                              sashite_narrow_avx512, sashite_write_avx512)
-#undef SASHITE_GROUP32_avx2
-#undef SASHITE_GROUP32_avx512
-#undef SASHITE_GROUP64_avx2
-#undef SASHITE_GROUP64_avx512
-#undef SASHITE_GROUP_VIEWS
-
-#else
-/* A build without AVX2 (no kernel selects these): the exact loop reads every entry. */
-#define SASHITE_DEFINE_COLUMN_READERS(K)                                                   \
-    SASHITE_NO_LANES(sashite_offsets32_##K, const unsigned char *data, const int32_t *o,   \
-                     Py_ssize_t i, Py_ssize_t count, int64_t end, const uint8_t *bits,     \
-                     int64_t bit, unsigned char *out, const uint64_t *records, int epin)   \
-    SASHITE_NO_LANES(sashite_offsets64_##K, const unsigned char *data, const int64_t *o,   \
-                     Py_ssize_t i, Py_ssize_t count, int64_t end, const uint8_t *bits,     \
-                     int64_t bit, unsigned char *out, const uint64_t *records, int epin)   \
-    SASHITE_NO_LANES(sashite_views_##K, const unsigned char *v, Py_ssize_t i,              \
-                     Py_ssize_t count, const uint8_t *bits, int64_t bit, unsigned char *out, \
-                     const uint64_t *records, int epin)
-SASHITE_DEFINE_COLUMN_READERS(avx2)
-SASHITE_DEFINE_COLUMN_READERS(avx512)
+/* The readers, one set per x86 kernel (kernels/generic/columns.h); under the AVX-512
+ * target the same AVX2 code gets 32 vector registers. */
+#define SASHITE_NAMED(f) f##_avx2
+#define SASHITE_TARGET SASHITE_AVX2_TARGET
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
+#define SASHITE_INDEX8 sashite_index8_avx2
+#define SASHITE_LANES_WRITE sashite_write_scalar
+#include "kernels/generic/columns.h"
+#include "kernels/generic/undef.h"
+#define SASHITE_NAMED(f) f##_avx512
+#define SASHITE_TARGET SASHITE_AVX512_TARGET
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
+#define SASHITE_INDEX8 sashite_index8_avx512
+#define SASHITE_LANES_WRITE sashite_write_avx512
+#include "kernels/generic/columns.h"
+#include "kernels/generic/undef.h"
 #endif /* SASHITE_EPIN_AVX2 */
 
 #ifdef SASHITE_EPIN_NEON
@@ -261,6 +209,8 @@ static inline int sashite_group_views_neon(const unsigned char *v, uint32_t *n, 
     return 1;
 }
 
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_NEON
+#define SASHITE_LANES_WRITE sashite_write_scalar
 #define SASHITE_GROUP32_NEON(I, N, W)                                                      \
     (sashite_valid8(bits, bit + (I)) && sashite_group32_neon(data, o + (I), limit, N, W))
 #define SASHITE_GROUP64_NEON(I, N, W)                                                      \
@@ -276,7 +226,9 @@ static Py_ssize_t sashite_offsets32_neon(const unsigned char *data, const int32_
     const int64_t limit = end - 3;
     if (end < 3)
         return i;
-    SASHITE_LANES_LOOP_NEON(SASHITE_GROUP32_NEON)
+#define SASHITE_LANES_GROUP(I, TO) (SASHITE_GROUP32_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
 }
 
 static Py_ssize_t sashite_offsets64_neon(const unsigned char *data, const int64_t *o,
@@ -287,18 +239,23 @@ static Py_ssize_t sashite_offsets64_neon(const unsigned char *data, const int64_
     const int64_t limit = end - 3;
     if (end < 3)
         return i;
-    SASHITE_LANES_LOOP_NEON(SASHITE_GROUP64_NEON)
+#define SASHITE_LANES_GROUP(I, TO) (SASHITE_GROUP64_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
 }
 
 static Py_ssize_t sashite_views_neon(const unsigned char *v, Py_ssize_t i, Py_ssize_t count,
                                      const uint8_t *bits, int64_t bit, unsigned char *out,
                                      const uint64_t *records, int epin)
 {
-    SASHITE_LANES_LOOP_NEON(SASHITE_GROUP_VIEWS_NEON)
+#define SASHITE_LANES_GROUP(I, TO) (SASHITE_GROUP_VIEWS_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
 }
 #undef SASHITE_GROUP32_NEON
 #undef SASHITE_GROUP64_NEON
 #undef SASHITE_GROUP_VIEWS_NEON
+#include "kernels/generic/undef.h"
 #endif /* SASHITE_EPIN_NEON */
 
 /* The column readers of a kernel; i itself for a kernel without lanes (the exact loop
@@ -311,7 +268,11 @@ static inline Py_ssize_t sashite_offsets_lanes(int kernel, int large, const unsi
 {
     const int32_t *o32 = (const int32_t *)o;
     const int64_t *o64 = (const int64_t *)o;
+    /* a build without lanes reads none of these */
+    (void)data, (void)o32, (void)o64, (void)count, (void)end, (void)bits, (void)bit, (void)out;
+    (void)records, (void)epin;
     switch (kernel * 2 + !!large) {
+#ifdef SASHITE_EPIN_AVX2
     case SASHITE_KERNEL_AVX512 * 2:
         return sashite_offsets32_avx512(data, o32, i, count, end, bits, bit, out, records, epin);
     case SASHITE_KERNEL_AVX512 * 2 + 1:
@@ -320,6 +281,7 @@ static inline Py_ssize_t sashite_offsets_lanes(int kernel, int large, const unsi
         return sashite_offsets32_avx2(data, o32, i, count, end, bits, bit, out, records, epin);
     case SASHITE_KERNEL_AVX2 * 2 + 1:
         return sashite_offsets64_avx2(data, o64, i, count, end, bits, bit, out, records, epin);
+#endif
 #ifdef SASHITE_EPIN_NEON
     case SASHITE_KERNEL_NEON * 2:
         return sashite_offsets32_neon(data, o32, i, count, end, bits, bit, out, records, epin);
@@ -336,11 +298,14 @@ static inline Py_ssize_t sashite_views_lanes(int kernel, const unsigned char *v,
                                              int64_t bit, unsigned char *out,
                                              const uint64_t *records, int epin)
 {
+    (void)v, (void)count, (void)bits, (void)bit, (void)out, (void)records, (void)epin;
     switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
     case SASHITE_KERNEL_AVX512:
         return sashite_views_avx512(v, i, count, bits, bit, out, records, epin);
     case SASHITE_KERNEL_AVX2:
         return sashite_views_avx2(v, i, count, bits, bit, out, records, epin);
+#endif
 #ifdef SASHITE_EPIN_NEON
     case SASHITE_KERNEL_NEON:
         return sashite_views_neon(v, i, count, bits, bit, out, records, epin);

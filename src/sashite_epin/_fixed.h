@@ -79,34 +79,6 @@ static inline int sashite_fixed_group_u(const unsigned char *e, Py_ssize_t w, __
     return 1;
 }
 
-/* The readers, one pair per kernel: elements i to count - 1 of width (1-4) from
- * base, records to out + 5 * i; each returns the first element it did not write. */
-#define SASHITE_DEFINE_FIXED_READERS(K, TARGET, PIN, NARROW, WRITE)                        \
-    TARGET static Py_ssize_t sashite_fixed_s_##K(                                          \
-        const unsigned char *base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t width,       \
-        unsigned char *out, const uint64_t *records, int epin)                             \
-    {                                                                                      \
-        const __m256i keep = _mm256_set1_epi32((int)(UINT64_C(0xFFFFFFFF) >> (32 - 8 * width)));   \
-        SASHITE_LANES_LOOP(SASHITE_FIXED_S, PIN, NARROW, WRITE)                            \
-    }                                                                                      \
-    TARGET static Py_ssize_t sashite_fixed_u_##K(                                          \
-        const unsigned char *base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t width,       \
-        unsigned char *out, const uint64_t *records, int epin)                             \
-    {                                                                                      \
-        const int two = width > 1 ? -1 : 0, three = width > 2 ? -1 : 0,                    \
-                  four = width > 3 ? -1 : 0;                                               \
-        const __m256i keep = _mm256_setr_epi32(-1, two, three, four, -1, two, three, four); \
-        SASHITE_LANES_LOOP(SASHITE_FIXED_U, PIN, NARROW, WRITE)                            \
-    }                                                                                      \
-    TARGET static Py_ssize_t sashite_fixed_t_##K(                                          \
-        const unsigned char *base, Py_ssize_t i, Py_ssize_t count, unsigned char *out,     \
-        const uint64_t *records, int epin)                                                 \
-    {                                                                                      \
-        SASHITE_LANES_LOOP(SASHITE_FIXED_T, PIN, NARROW, WRITE)                            \
-    }
-
-#define SASHITE_FIXED_T(I, N, X) sashite_fixed_group_t(base + 16 * (I), N, X)
-
 /* numpy StringDType elements (parse_string_dtype in _bulk_c.pxi), contiguous: 16-byte
  * packed strings, one of up to 15 bytes inline with the flags 0x60 and its size in the
  * low nibble of the last byte.  The eight elements' first words and flag bytes are
@@ -171,30 +143,21 @@ static inline int sashite_fixed_group_t(const unsigned char *e, __m256i *n, __m2
     return 1;
 }
 
-#define SASHITE_FIXED_S(I, N, X) sashite_fixed_group_s(base + (I) * width, width, keep, N, X)
-#define SASHITE_FIXED_U(I, N, X) sashite_fixed_group_u(base + (I) * 4 * width, width, keep, N, X)
-SASHITE_DEFINE_FIXED_READERS(avx2, SASHITE_AVX2_TARGET, SASHITE_PIN_KEYS_NONE,
-                             sashite_narrow_avx2, sashite_write_scalar)
-SASHITE_DEFINE_FIXED_READERS(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
-                             sashite_narrow_avx512, sashite_write_avx512)
-#undef SASHITE_FIXED_S
-#undef SASHITE_FIXED_U
-#undef SASHITE_FIXED_T
-
-#else
-/* A build without AVX2 (no kernel selects these): the exact loop reads every element. */
-#define SASHITE_DEFINE_FIXED_READERS(K)                                                    \
-    SASHITE_NO_LANES(sashite_fixed_s_##K, const unsigned char *base, Py_ssize_t i,         \
-                     Py_ssize_t count, Py_ssize_t width, unsigned char *out,               \
-                     const uint64_t *records, int epin)                                    \
-    SASHITE_NO_LANES(sashite_fixed_u_##K, const unsigned char *base, Py_ssize_t i,         \
-                     Py_ssize_t count, Py_ssize_t width, unsigned char *out,               \
-                     const uint64_t *records, int epin)                                    \
-    SASHITE_NO_LANES(sashite_fixed_t_##K, const unsigned char *base, Py_ssize_t i,         \
-                     Py_ssize_t count, unsigned char *out, const uint64_t *records,        \
-                     int epin)
-SASHITE_DEFINE_FIXED_READERS(avx2)
-SASHITE_DEFINE_FIXED_READERS(avx512)
+/* The readers, one set per x86 kernel (kernels/generic/fixed.h). */
+#define SASHITE_NAMED(f) f##_avx2
+#define SASHITE_TARGET SASHITE_AVX2_TARGET
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
+#define SASHITE_INDEX8 sashite_index8_avx2
+#define SASHITE_LANES_WRITE sashite_write_scalar
+#include "kernels/generic/fixed.h"
+#include "kernels/generic/undef.h"
+#define SASHITE_NAMED(f) f##_avx512
+#define SASHITE_TARGET SASHITE_AVX512_TARGET
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
+#define SASHITE_INDEX8 sashite_index8_avx512
+#define SASHITE_LANES_WRITE sashite_write_avx512
+#include "kernels/generic/fixed.h"
+#include "kernels/generic/undef.h"
 #endif /* SASHITE_EPIN_AVX2 */
 
 #ifdef SASHITE_EPIN_NEON
@@ -261,34 +224,41 @@ static inline int sashite_fixed_group_t_neon(const unsigned char *e, uint32_t *n
     return 1;
 }
 
-#define SASHITE_FIXED_S_NEON(I, N, X) sashite_fixed_group_s_neon(base + (I) * width, width, keep, N, X)
-#define SASHITE_FIXED_U_NEON(I, N, X) sashite_fixed_group_u_neon(base + (I) * 4 * width, width, N, X)
-#define SASHITE_FIXED_T_NEON(I, N, X) sashite_fixed_group_t_neon(base + 16 * (I), N, X)
-
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_NEON
+#define SASHITE_LANES_WRITE sashite_write_scalar
 static Py_ssize_t sashite_fixed_s_neon(const unsigned char *base, Py_ssize_t i,
                                        Py_ssize_t count, Py_ssize_t width, unsigned char *out,
                                        const uint64_t *records, int epin)
 {
     const uint32_t keep = (uint32_t)(UINT64_C(0xFFFFFFFF) >> (32 - 8 * width));
-    SASHITE_LANES_LOOP_NEON(SASHITE_FIXED_S_NEON)
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_fixed_group_s_neon(base + (I) * width, width, keep, n, w)                     \
+     && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
 }
 
 static Py_ssize_t sashite_fixed_u_neon(const unsigned char *base, Py_ssize_t i,
                                        Py_ssize_t count, Py_ssize_t width, unsigned char *out,
                                        const uint64_t *records, int epin)
 {
-    SASHITE_LANES_LOOP_NEON(SASHITE_FIXED_U_NEON)
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_fixed_group_u_neon(base + (I) * 4 * width, width, n, w)                       \
+     && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
 }
 
 static Py_ssize_t sashite_fixed_t_neon(const unsigned char *base, Py_ssize_t i,
                                        Py_ssize_t count, unsigned char *out,
                                        const uint64_t *records, int epin)
 {
-    SASHITE_LANES_LOOP_NEON(SASHITE_FIXED_T_NEON)
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_fixed_group_t_neon(base + 16 * (I), n, w) && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
 }
-#undef SASHITE_FIXED_S_NEON
-#undef SASHITE_FIXED_U_NEON
-#undef SASHITE_FIXED_T_NEON
+#include "kernels/generic/undef.h"
 #endif /* SASHITE_EPIN_NEON */
 
 /* The readers of a kernel; i itself for a kernel without lanes (the exact loop then
@@ -298,13 +268,17 @@ static inline Py_ssize_t sashite_fixed_lanes(int kernel, int wide, const unsigne
                                              unsigned char *out, const uint64_t *records,
                                              int epin)
 {
+    /* a build without lanes reads none of these */
+    (void)wide, (void)base, (void)count, (void)width, (void)out, (void)records, (void)epin;
     switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
     case SASHITE_KERNEL_AVX512:
         return (wide ? sashite_fixed_u_avx512 : sashite_fixed_s_avx512)(
             base, i, count, width, out, records, epin);
     case SASHITE_KERNEL_AVX2:
         return (wide ? sashite_fixed_u_avx2 : sashite_fixed_s_avx2)(
             base, i, count, width, out, records, epin);
+#endif
 #ifdef SASHITE_EPIN_NEON
     case SASHITE_KERNEL_NEON:
         return (wide ? sashite_fixed_u_neon : sashite_fixed_s_neon)(
@@ -320,11 +294,14 @@ static inline Py_ssize_t sashite_strings_lanes(int kernel, const unsigned char *
                                                unsigned char *out, const uint64_t *records,
                                                int epin)
 {
+    (void)base, (void)count, (void)out, (void)records, (void)epin;
     switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
     case SASHITE_KERNEL_AVX512:
         return sashite_fixed_t_avx512(base, i, count, out, records, epin);
     case SASHITE_KERNEL_AVX2:
         return sashite_fixed_t_avx2(base, i, count, out, records, epin);
+#endif
 #ifdef SASHITE_EPIN_NEON
     case SASHITE_KERNEL_NEON:
         return sashite_fixed_t_neon(base, i, count, out, records, epin);

@@ -159,29 +159,21 @@ static inline int sashite_str_group8(const char *base, Py_ssize_t stride, __m256
 }
 #undef SASHITE_STR_LANE
 
-/* Items i.. to count - 1 in groups of eight, records to out + 5 * i; returns the
- * first item not written (the group holding something else, or the last 1-7). */
-#define SASHITE_DEFINE_STR_LANES(K, TARGET, PIN, NARROW, WRITE)                            \
-    TARGET static SASHITE_NOINLINE Py_ssize_t sashite_str_lanes_##K(                       \
-        const char *base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,              \
-        unsigned char *out, const uint64_t *records, int epin)                             \
-    {                                                                                      \
-        SASHITE_LANES_LOOP(SASHITE_STR_GROUP, PIN, NARROW, WRITE)                          \
-    }
-#define SASHITE_STR_GROUP(I, N, W) sashite_str_group8(base + (I) * stride, stride, N, W)
-SASHITE_DEFINE_STR_LANES(avx2, SASHITE_AVX2_TARGET, SASHITE_PIN_KEYS_NONE, sashite_narrow_avx2,
-                         sashite_write_scalar)
-SASHITE_DEFINE_STR_LANES(avx512, SASHITE_AVX512_TARGET, SASHITE_PIN_KEYS,
-                         sashite_narrow_avx512, sashite_write_avx512)
-#undef SASHITE_STR_GROUP
-#else
-/* A build without AVX2 (no kernel selects these): the scalar loop reads every item. */
-#define SASHITE_DEFINE_STR_LANES(K)                                                        \
-    SASHITE_NO_LANES(sashite_str_lanes_##K, const char *base, Py_ssize_t i,                \
-                     Py_ssize_t count, Py_ssize_t stride, unsigned char *out,              \
-                     const uint64_t *records, int epin)
-SASHITE_DEFINE_STR_LANES(avx2)
-SASHITE_DEFINE_STR_LANES(avx512)
+/* The readers, one per x86 kernel (kernels/generic/strs.h). */
+#define SASHITE_NAMED(f) f##_avx2
+#define SASHITE_TARGET SASHITE_AVX2_TARGET
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
+#define SASHITE_INDEX8 sashite_index8_avx2
+#define SASHITE_LANES_WRITE sashite_write_scalar
+#include "kernels/generic/strs.h"
+#include "kernels/generic/undef.h"
+#define SASHITE_NAMED(f) f##_avx512
+#define SASHITE_TARGET SASHITE_AVX512_TARGET
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
+#define SASHITE_INDEX8 sashite_index8_avx512
+#define SASHITE_LANES_WRITE sashite_write_avx512
+#include "kernels/generic/strs.h"
+#include "kernels/generic/undef.h"
 #endif
 
 #ifdef SASHITE_EPIN_NEON
@@ -208,15 +200,20 @@ static inline int sashite_str_group8_neon(const char *base, Py_ssize_t stride, u
     return 1;
 }
 
-#define SASHITE_STR_GROUP_NEON(I, N, W) sashite_str_group8_neon(base + (I) * stride, stride, N, W)
 static SASHITE_NOINLINE Py_ssize_t sashite_str_lanes_neon(const char *base, Py_ssize_t i,
                                                           Py_ssize_t count, Py_ssize_t stride,
                                                           unsigned char *out,
                                                           const uint64_t *records, int epin)
 {
-    SASHITE_LANES_LOOP_NEON(SASHITE_STR_GROUP_NEON)
+#define SASHITE_LANES_STATE SASHITE_LANES_STATE_NEON
+#define SASHITE_LANES_WRITE sashite_write_scalar
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_str_group8_neon(base + (I) * stride, stride, n, w)                            \
+     && sashite_keys8_neon(n, w, epin, TO))
+#include "kernels/generic/lanes.h"
+#undef SASHITE_LANES_GROUP
+#include "kernels/generic/undef.h"
 }
-#undef SASHITE_STR_GROUP_NEON
 #endif
 
 /* Items i..end-1 without the table: in groups of eight under a SIMD kernel, the
@@ -230,14 +227,15 @@ static Py_ssize_t sashite_str_plain(const char *base, Py_ssize_t i, Py_ssize_t e
     if (!sashite_kernel_lanes(kernel))
         return sashite_str_run(base, i, end, stride, out, records, epin);
     while (i < end) {
+#ifdef SASHITE_EPIN_AVX2
         if (kernel == SASHITE_KERNEL_AVX512)
             i = sashite_str_lanes_avx512(base, i, end, stride, out, records, epin);
-#ifdef SASHITE_EPIN_NEON
-        else if (kernel == SASHITE_KERNEL_NEON)
-            i = sashite_str_lanes_neon(base, i, end, stride, out, records, epin);
-#endif
         else
             i = sashite_str_lanes_avx2(base, i, end, stride, out, records, epin);
+#endif
+#ifdef SASHITE_EPIN_NEON
+        i = sashite_str_lanes_neon(base, i, end, stride, out, records, epin);
+#endif
         upto = end - i > 8 ? i + 8 : end;
         done = sashite_str_run(base, i, upto, stride, out, records, epin);
         if (done < upto)

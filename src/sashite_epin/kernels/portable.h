@@ -1,6 +1,6 @@
 /* The portable kernel: plain C, no intrinsics, for every CPU that has no SIMD kernel
  * here (ppc64le, s390x, riscv64, wasm, ...).  _kernels.h includes it; it fills
- * sashite_count_portable and sashite_decode_portable (the decode kernels' contract).
+ * sashite_kernel_portable: a count and a decode loop of its own, no scan loop.
  *
  * SWAR alone (eight bytes a 64-bit word) costs some 50 operations a word for the SIMD
  * kernels' five class masks, more than 3 ns a token.  So the per-byte steps are loops
@@ -164,7 +164,7 @@ static inline unsigned sashite_portable_block(const unsigned char *q, unsigned c
     return all != 0xFF;
 }
 
-/* The decode kernels' contract (_kernels.h), in the shared decode loop's shape: a block
+/* The decode loops' contract (kernels/generic/decode.h), in that loop's shape: a block
  * that passes has its letters' records written; at the first that does not, the exact
  * scanner takes over from the start of the token crossing into it (the block's tokens
  * before the refused byte are left to that scanner too: a rare block). */
@@ -252,5 +252,9 @@ static Py_ssize_t sashite_count_portable(const unsigned char *p, Py_ssize_t size
 #define SASHITE_DECODE_PORTABLE NULL
 
 #endif /* SASHITE_EPIN_VECTOR_LOOPS */
+
+/* No scan_many block loop: scan_many's own loop is the portable one. */
+static const sashite_kernel sashite_kernel_portable = {sashite_always, sashite_count_portable,
+                                                       SASHITE_DECODE_PORTABLE, NULL};
 
 #endif

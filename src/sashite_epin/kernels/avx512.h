@@ -1,0 +1,190 @@
+/* The AVX-512 kernel, on x86-64 CPUs that have AVX-512 F, BW, VL, VBMI and VBMI2
+ * besides what AVX2's needs (chosen at run time): built wherever the AVX2 kernel is,
+ * on what avx2.h defines.  scan_many's block loop and the lane readers' group loaders
+ * are AVX2's, run here with 32 vector registers. */
+#ifndef SASHITE_EPIN_KERNEL_AVX512_H
+#define SASHITE_EPIN_KERNEL_AVX512_H
+
+#ifdef SASHITE_EPIN_AVX2
+/* AVX-512 (BW for byte compares into mask registers, VBMI2 for byte compress, VBMI
+ * for the byte permute that packs records): the whole block in one register, each
+ * class one compare into a 64-bit mask, no movemask.  Its block hands the letters'
+ * record indexes already in token order: index[0..31] are those of the block's first
+ * 32 letters (a block that passes step 2 has at most 32: each token but one ends
+ * with a separator inside the block), compressed from the letter bytes and their
+ * flag bytes.  So its step 3 is a copy.  scan_many reads indexes by byte position:
+ * under this kernel it runs the AVX2 block loop (its sashite_kernel entry below). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SASHITE_AVX512_TARGET                                                               \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,popcnt,bmi")))
+#else
+#define SASHITE_AVX512_TARGET
+#endif
+
+/* The block's constants, made once before the block loop and pinned to registers
+ * there (SASHITE_PREPARE_AVX512): GCC would otherwise rebuild each, a move and a
+ * broadcast, in every block (eleven of them).  AVX-512 has 32 vector registers; the
+ * loop needs some 25. */
+typedef struct {
+    __m512i space, nine, four, low, a, z, caret, apos, plus, minus, f_plus, f_minus, f_term,
+        f_der;
+} sashite_consts512;
+
+SASHITE_AVX512_TARGET
+static inline sashite_consts512 sashite_consts512_make(void) {
+    sashite_consts512 k;
+    k.space = _mm512_set1_epi8(32);
+    k.nine = _mm512_set1_epi8(9);
+    k.four = _mm512_set1_epi8(4);
+    k.low = _mm512_set1_epi8(0x20);
+    k.a = _mm512_set1_epi8('a');
+    k.z = _mm512_set1_epi8(25);
+    k.caret = _mm512_set1_epi8('^');
+    k.apos = _mm512_set1_epi8('\'');
+    k.plus = _mm512_set1_epi8('+');
+    k.minus = _mm512_set1_epi8('-');
+    k.f_plus = _mm512_set1_epi8(SASHITE_FLAG_PLUS);
+    k.f_minus = _mm512_set1_epi8(SASHITE_FLAG_MINUS);
+    k.f_term = _mm512_set1_epi8(SASHITE_FLAG_TERMINAL);
+    k.f_der = _mm512_set1_epi8(SASHITE_FLAG_DERIVED);
+    return k;
+}
+
+/* Declares the constants as k512 in the decode function; SASHITE_BLOCK_AVX512 hands
+ * them to the block. */
+#define SASHITE_PREPARE_AVX512                                                               \
+    sashite_consts512 k512 = sashite_consts512_make();                                       \
+    __asm__("" : "+v"(k512.space), "+v"(k512.nine), "+v"(k512.four), "+v"(k512.low),        \
+            "+v"(k512.a), "+v"(k512.z), "+v"(k512.caret), "+v"(k512.apos), "+v"(k512.plus), \
+            "+v"(k512.minus), "+v"(k512.f_plus), "+v"(k512.f_minus), "+v"(k512.f_term),     \
+            "+v"(k512.f_der));
+#define SASHITE_BLOCK_AVX512(Q, C, INDEX) sashite_block_avx512(Q, C, INDEX, &k512)
+
+SASHITE_AVX512_TARGET
+static inline __mmask64 sashite_sep_k512(__m512i v, const sashite_consts512 *k) {
+    return _mm512_cmpeq_epi8_mask(v, k->space)
+           | _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, k->nine), k->four);
+}
+
+SASHITE_AVX512_TARGET
+static inline uint64_t sashite_sep_mask64_avx512(const unsigned char *p) {
+    sashite_consts512 k = sashite_consts512_make();
+    return (uint64_t)sashite_sep_k512(_mm512_loadu_si512((const void *)p), &k);
+}
+
+SASHITE_AVX512_TARGET
+static inline void sashite_block_avx512(const unsigned char *q, sashite_classes *c,
+                                        uint16_t *index, const sashite_consts512 *k) {
+    __m512i v = _mm512_loadu_si512((const void *)q);
+    __m512i prev = _mm512_loadu_si512((const void *)(q - 1));
+    __m512i next = _mm512_loadu_si512((const void *)(q + 1));
+    __m512i after = _mm512_loadu_si512((const void *)(q + 2));
+    __mmask64 letter = _mm512_cmple_epu8_mask(
+        _mm512_sub_epi8(_mm512_or_si512(v, k->low), k->a), k->z);
+    __mmask64 terminal = _mm512_cmpeq_epi8_mask(next, k->caret);
+    __mmask64 derived = _mm512_cmpeq_epi8_mask(next, k->apos)
+                        | (terminal & _mm512_cmpeq_epi8_mask(after, k->apos));
+    /* each byte's flags, by merging adds (a byte is never both '+' and '-') */
+    __m512i flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, k->plus), k->f_plus);
+    __m512i letters, their_flags;
+    flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, k->minus), k->f_minus);
+    flags = _mm512_mask_add_epi8(flags, terminal, flags, k->f_term);
+    flags = _mm512_mask_add_epi8(flags, derived, flags, k->f_der);
+    c->sep = (uint64_t)sashite_sep_k512(v, k);
+    c->modifier = (uint64_t)(_mm512_cmpeq_epi8_mask(v, k->plus)
+                             | _mm512_cmpeq_epi8_mask(v, k->minus));
+    c->letter = (uint64_t)letter;
+    c->caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, k->caret);
+    c->apostrophe = (uint64_t)_mm512_cmpeq_epi8_mask(v, k->apos);
+    letters = _mm512_maskz_compress_epi8(letter, v);
+    their_flags = _mm512_maskz_compress_epi8(letter, flags);
+    _mm512_storeu_si512((void *)index, _mm512_or_si512(
+        _mm512_cvtepu8_epi16(_mm512_castsi512_si256(letters)),
+        _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(their_flags)), 8)));
+}
+
+/* The AVX-512 block compressed already: 32 entries (64 bytes) in one copy. */
+SASHITE_AVX512_TARGET
+static inline int sashite_compress_avx512(const uint16_t *index, uint64_t letters,
+                                          uint16_t *to) {
+    _mm512_storeu_si512((void *)to, _mm512_loadu_si512((const void *)index));
+    return (int)_mm_popcnt_u64(letters);
+}
+
+/* Eight records by one gather from the table (32 KB: it stays in L1), packed to their
+ * 40 bytes by one byte permute, one masked store. */
+SASHITE_AVX512_TARGET
+static inline void sashite_write_avx512(unsigned char *out, const uint64_t *records,
+                                        const uint16_t *batch, Py_ssize_t m) {
+    /* byte j of the 40 is byte j % 5 of record j / 5 */
+    const __m512i pack = _mm512_set_epi8(
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        60, 59, 58, 57, 56, 52, 51, 50, 49, 48, 44, 43, 42, 41, 40, 36, 35, 34, 33, 32,
+        28, 27, 26, 25, 24, 20, 19, 18, 17, 16, 12, 11, 10, 9, 8, 4, 3, 2, 1, 0);
+    Py_ssize_t t;
+    for (t = 0; t + 8 <= m; t += 8) {
+        __m256i at = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(batch + t)));
+        __m512i r = _mm512_i32gather_epi64(at, (const void *)records, 8);
+        _mm512_mask_storeu_epi8((void *)(out + 5 * t), (__mmask64)0xFFFFFFFFFFULL,
+                                _mm512_permutexvar_epi8(pack, r));
+    }
+    sashite_write_scalar(out + 5 * t, records, batch + t, m - t);
+}
+
+SASHITE_AVX512_TARGET
+static inline __m128i sashite_narrow_avx512(__m256i x)
+{
+    return _mm256_cvtepi32_epi16(x);
+}
+
+/* sashite_index8_avx2 under this kernel: one narrowing instruction. */
+SASHITE_AVX512_TARGET
+static inline int sashite_index8_avx512(__m256i n, __m256i w, int epin,
+                                        const sashite_keys8 *k, uint16_t *to)
+{
+    __m256i index;
+    if (!sashite_keys8_avx2(n, w, epin, &index, k))
+        return 0;
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(index));
+    return 1;
+}
+
+/* What the lane readers' loop declares under this kernel: AVX2's, the constants pinned
+ * to registers (32 of them here). */
+#define SASHITE_LANES_STATE_AVX512                                                         \
+    __m256i n, w;                                                                          \
+    sashite_keys8 keys = sashite_keys8_make();                                             \
+    SASHITE_PIN_KEYS(keys);
+
+static int sashite_runs_avx512(void) {
+#ifdef SASHITE_EPIN_MSVC_CPUID
+    return sashite_cpu_has(SASHITE_CPU_AVX512);
+#else
+    __builtin_cpu_init();
+    return sashite_runs_avx2() && __builtin_cpu_supports("avx512f")
+           && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+           && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
+#endif
+}
+
+#define SASHITE_NAMED(f) f##_avx512
+#define SASHITE_TARGET SASHITE_AVX512_TARGET
+#define SASHITE_SEP_MASK sashite_sep_mask64_avx512
+#define SASHITE_POPCOUNT SASHITE_POPCNT64
+#define SASHITE_PREPARE SASHITE_PREPARE_AVX512
+#define SASHITE_BLOCK SASHITE_BLOCK_AVX512
+#define SASHITE_COMPRESS sashite_compress_avx512
+#define SASHITE_WRITE sashite_write_avx512
+#include "generic/count.h"
+#include "generic/decode.h"
+#include "generic/undef.h"
+
+/* scan_many reads indexes by byte position, which this kernel's block compresses: it
+ * runs AVX2's block loop. */
+static const sashite_kernel sashite_kernel_avx512 = {sashite_runs_avx512, sashite_count_avx512,
+                                                     sashite_decode_avx512, sashite_scan_avx2};
+#else
+static const sashite_kernel sashite_kernel_avx512 = {sashite_never, NULL, NULL, NULL};
+#endif
+
+#endif

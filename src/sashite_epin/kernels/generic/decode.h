@@ -1,0 +1,104 @@
+/* Decoding a buffer's tokens into records, written once for every kernel that has it: a kernel's
+ * header (kernels/KERNEL.h) includes this file once, after defining
+ * - SASHITE_NAMED(f), SASHITE_TARGET: as for count.h;
+ * - SASHITE_PREPARE: declarations the block needs, made once before the loop (or
+ *   nothing);
+ * - SASHITE_BLOCK(q, c, index): step 1, the classes and record indexes of q[0..63];
+ * - SASHITE_COMPRESS(index, letters, to): step 3;
+ * - SASHITE_WRITE(out, records, batch, m): step 4 (_kernels.h says what each does);
+ * and undefines them after.  No include guard: it is meant to be included again. */
+
+/* Decode the tokens of p[*at..size-1] into out (5-byte records, 8 bytes writable at
+ * each) from record index *k on, at most count records in all.  p[*at - 1] (if any)
+ * must end a token or be a separator.  records: SASHITE_RECORD_INDEXES 8-byte records,
+ * by letter byte | flags << 8.  On SASHITE_STOPPED, *at is the start of the first token
+ * not written, *k its index and *bad the first byte the grammar refuses (size when the
+ * buffer ends with a modifier); the exact scanner goes on from there and hands back
+ * after the token holding *bad.  In the block that fails, the tokens before that one
+ * are written: the checks look only backwards, so no byte before *bad breaks a rule. */
+SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, Py_ssize_t size,
+                                                       Py_ssize_t *at, Py_ssize_t *k_at,
+                                                       Py_ssize_t count, unsigned char *out,
+                                                       const uint64_t *records, int epin,
+                                                       Py_ssize_t *bad_at) {
+    Py_ssize_t pos = *at, k = *k_at, n, m = 0, t;
+    unsigned char pad[1 + 64 + 16];
+    uint16_t index[64], batch[SASHITE_BATCH + 32 + 8];
+    sashite_classes c;
+    unsigned char before = pos > 0 ? p[pos - 1] : ' ';
+    /* the classes of the byte before a block, as bit 0 of the shifted masks */
+    uint64_t was_sep = sashite_is_sep(before), was_modifier = before == '+' || before == '-',
+             was_letter = (unsigned char)((before | 0x20) - 'a') < 26,
+             was_caret = before == '^';
+    int status = SASHITE_DECODED;
+    SASHITE_PREPARE
+    while (pos < size) {
+        const unsigned char *q = p + pos;
+        uint64_t bad, after_sep, after_letter;
+        if (pos == 0 || size - pos < 66) { /* q[-1] .. q[65] must be readable */
+            n = size - pos < 66 ? size - pos : 66;
+            memset(pad, 32, sizeof pad);
+            pad[0] = before;
+            memcpy(pad + 1, p + pos, (size_t)n);
+            q = pad + 1;
+        }
+        SASHITE_BLOCK(q, &c, index);
+        if (!epin)
+            c.apostrophe = 0; /* no class: fails the check below */
+        after_sep = c.sep << 1 | was_sep;
+        after_letter = c.letter << 1 | was_letter;
+        bad = ~(c.sep | c.modifier | c.letter | c.caret | c.apostrophe)
+              | (c.modifier & ~after_sep)
+              | (c.letter & ~(after_sep | c.modifier << 1 | was_modifier))
+              | (c.caret & ~after_letter)
+              | (c.apostrophe & ~(after_letter | c.caret << 1 | was_caret))
+              | (c.sep & (c.modifier << 1 | was_modifier));
+        if (bad) {
+            /* the tokens before the one holding the first refused byte r: each */
+            /* ends with a separator before r, after which the failing token starts */
+            int r = sashite_ctz64(bad);
+            uint64_t seps = c.sep & ((UINT64_C(1) << r) - 1), before_token;
+            *bad_at = pos + r;
+            status = SASHITE_STOPPED;
+            if (seps) {
+                r = sashite_top64(seps) + 1;
+                before_token = c.letter & ((UINT64_C(1) << r) - 1);
+                if (sashite_popcount64(before_token) > count - k - m)
+                    return SASHITE_OVERFLOW;
+                m += SASHITE_COMPRESS(index, before_token, batch + m);
+                pos += r;
+            }
+            break;
+        }
+        if (count - k - m < 32 && sashite_popcount64(c.letter) > count - k - m)
+            return SASHITE_OVERFLOW;
+        m += SASHITE_COMPRESS(index, c.letter, batch + m);
+        if (m >= SASHITE_BATCH) {
+            SASHITE_WRITE(out + 5 * k, records, batch, m);
+            k += m, m = 0;
+        }
+        was_sep = c.sep >> 63, was_modifier = c.modifier >> 63;
+        was_letter = c.letter >> 63, was_caret = c.caret >> 63;
+        before = q[63];
+        pos += 64;
+    }
+    SASHITE_WRITE(out + 5 * k, records, batch, m);
+    k += m;
+    if (status == SASHITE_DECODED && !was_modifier) {
+        *at = size, *k_at = k;
+        return SASHITE_DECODED;
+    }
+    if (status == SASHITE_DECODED) /* a buffer ending with a modifier */
+        *bad_at = size;
+    if (pos > size) /* a buffer ending with a modifier: the scanner says so */
+        pos = size;
+    /* Back to the start of the token crossing into this block (at most 4 bytes); */
+    /* it was written already if its letter lies before the block. */
+    n = pos;
+    while (n > *at && !sashite_is_sep(p[n - 1]))
+        n--;
+    for (t = n; t < pos; t++)
+        k -= (unsigned char)((p[t] | 0x20) - 'a') < 26;
+    *at = n, *k_at = k;
+    return SASHITE_STOPPED;
+}
