@@ -105,6 +105,18 @@ def outcomes(data: bytes, columns: list[Any], pyarrow: Any) -> list[object]:
     return said
 
 
+def differ(data: bytes, got: tuple[str, list[object]], want: tuple[str, list[object]]) -> bool:
+    """Whether two readers' outcomes on data differ (each: its name, its outcomes);
+    prints the differences if so."""
+    if got[1] == want[1]:
+        return False
+    print(f"{got[0]} differs from {want[0]} on {data!r}:")
+    for g, w in zip(got[1], want[1], strict=True):
+        if g != w:
+            print(f"  {got[0]}: {g!r}\n  {want[0]}: {w!r}")
+    return True
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -145,20 +157,11 @@ def main() -> int:
             _core_c.use_bytes_kernel("portable")
             want = outcomes(data, columns, pyarrow)
             portable, twin = bytes_outcomes(_core_c, data), bytes_outcomes(_core_py, data)
-            if portable != twin:
-                print(f"portable differs from the twin on {data!r}:")
-                for g, w in zip(portable, twin, strict=True):
-                    if g != w:
-                        print(f"  portable: {g!r}\n  twin: {w!r}")
+            if differ(data, ("portable", portable), ("twin", twin)):
                 return 1
             for kernel in kernels:
                 _core_c.use_bytes_kernel(kernel)
-                got = outcomes(data, columns, pyarrow)
-                if got != want:
-                    print(f"{kernel} differs from portable on {data!r}:")
-                    for g, w in zip(got, want, strict=True):
-                        if g != w:
-                            print(f"  {kernel}: {g!r}\n  portable: {w!r}")
+                if differ(data, (kernel, outcomes(data, columns, pyarrow)), ("portable", want)):
                     return 1
             runs += 1
     finally:

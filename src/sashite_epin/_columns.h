@@ -148,22 +148,9 @@ static inline int sashite_group64_avx512(const unsigned char *data, const int64_
     return 1;
 }
 
-/* The readers, one set per x86 kernel (kernels/generic/columns.h); under the AVX-512
- * target the same AVX2 code gets 32 vector registers. */
-#define SASHITE_NAMED(f) f##_avx2
-#define SASHITE_TARGET SASHITE_AVX2_TARGET
-#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
-#define SASHITE_INDEX8 sashite_index8_avx2
-#define SASHITE_LANES_WRITE sashite_write_scalar
-#include "kernels/generic/columns.h"
-#include "kernels/generic/undef.h"
-#define SASHITE_NAMED(f) f##_avx512
-#define SASHITE_TARGET SASHITE_AVX512_TARGET
-#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
-#define SASHITE_INDEX8 sashite_index8_avx512
-#define SASHITE_LANES_WRITE sashite_write_avx512
-#include "kernels/generic/columns.h"
-#include "kernels/generic/undef.h"
+/* The readers, one set per x86 kernel (kernels/generic/columns.h). */
+#define SASHITE_READERS "columns.h"
+#include "kernels/generic/x86_readers.h"
 #endif /* SASHITE_EPIN_AVX2 */
 
 #ifdef SASHITE_EPIN_NEON

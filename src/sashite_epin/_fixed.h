@@ -144,20 +144,8 @@ static inline int sashite_fixed_group_t(const unsigned char *e, __m256i *n, __m2
 }
 
 /* The readers, one set per x86 kernel (kernels/generic/fixed.h). */
-#define SASHITE_NAMED(f) f##_avx2
-#define SASHITE_TARGET SASHITE_AVX2_TARGET
-#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
-#define SASHITE_INDEX8 sashite_index8_avx2
-#define SASHITE_LANES_WRITE sashite_write_scalar
-#include "kernels/generic/fixed.h"
-#include "kernels/generic/undef.h"
-#define SASHITE_NAMED(f) f##_avx512
-#define SASHITE_TARGET SASHITE_AVX512_TARGET
-#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
-#define SASHITE_INDEX8 sashite_index8_avx512
-#define SASHITE_LANES_WRITE sashite_write_avx512
-#include "kernels/generic/fixed.h"
-#include "kernels/generic/undef.h"
+#define SASHITE_READERS "fixed.h"
+#include "kernels/generic/x86_readers.h"
 #endif /* SASHITE_EPIN_AVX2 */
 
 #ifdef SASHITE_EPIN_NEON

@@ -177,6 +177,37 @@ static inline void sashite_write_scalar(unsigned char *out, const uint64_t *reco
         memcpy(out + 5 * t, &records[batch[t]], 8);
 }
 
+/* The 64-byte block of p at pos for a decode loop, with q[-1] .. q[65] readable: in
+ * place, or at the buffer's start and near its end a copy in pad (SASHITE_PAD bytes:
+ * before as q[-1], separators past the buffer's end). */
+#define SASHITE_PAD (1 + 64 + 16)
+static inline const unsigned char *sashite_block_at(const unsigned char *p, Py_ssize_t size,
+                                                    Py_ssize_t pos, unsigned char before,
+                                                    unsigned char *pad) {
+    Py_ssize_t n;
+    if (pos > 0 && size - pos >= 66)
+        return p + pos;
+    n = size - pos < 66 ? size - pos : 66;
+    memset(pad, 32, SASHITE_PAD);
+    pad[0] = before;
+    memcpy(pad + 1, p + pos, (size_t)n);
+    return pad + 1;
+}
+
+/* Where the exact scanner starts when a decode loop stops at pos (a block's start, or
+ * the buffer's end), from record k: back to the start of the token crossing into the
+ * block (at most 4 bytes, not before *at), that token's record taken back if its
+ * letter lies before pos (the loop wrote it with the block before).  Sets *at, *k_at. */
+static inline void sashite_back_to_token(const unsigned char *p, Py_ssize_t pos, Py_ssize_t *at,
+                                         Py_ssize_t *k_at, Py_ssize_t k) {
+    Py_ssize_t n = pos, t;
+    while (n > *at && !sashite_is_sep(p[n - 1]))
+        n--;
+    for (t = n; t < pos; t++)
+        k -= (unsigned char)((p[t] | 0x20) - 'a') < 26;
+    *at = n, *k_at = k;
+}
+
 /* ---- the rule on eight lanes -------------------------------------------------------
  * For readers that know where each token starts and how long it is, Arrow columns
  * (_columns.h) and str objects (_strs.h): sashite_key_record's rule on eight lengths

@@ -160,20 +160,8 @@ static inline int sashite_str_group8(const char *base, Py_ssize_t stride, __m256
 #undef SASHITE_STR_LANE
 
 /* The readers, one per x86 kernel (kernels/generic/strs.h). */
-#define SASHITE_NAMED(f) f##_avx2
-#define SASHITE_TARGET SASHITE_AVX2_TARGET
-#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
-#define SASHITE_INDEX8 sashite_index8_avx2
-#define SASHITE_LANES_WRITE sashite_write_scalar
-#include "kernels/generic/strs.h"
-#include "kernels/generic/undef.h"
-#define SASHITE_NAMED(f) f##_avx512
-#define SASHITE_TARGET SASHITE_AVX512_TARGET
-#define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
-#define SASHITE_INDEX8 sashite_index8_avx512
-#define SASHITE_LANES_WRITE sashite_write_avx512
-#include "kernels/generic/strs.h"
-#include "kernels/generic/undef.h"
+#define SASHITE_READERS "strs.h"
+#include "kernels/generic/x86_readers.h"
 #endif
 
 #ifdef SASHITE_EPIN_NEON

@@ -172,19 +172,12 @@ SASHITE_NOINLINE
 static int sashite_decode_portable(const unsigned char *p, Py_ssize_t size, Py_ssize_t *at,
                                    Py_ssize_t *k_at, Py_ssize_t count, unsigned char *out,
                                    const uint64_t *records, int epin, Py_ssize_t *bad_at) {
-    Py_ssize_t pos = *at, k = *k_at, n, t;
-    unsigned char pad[1 + 64 + 8], letter[64], flags[64], epin_m = epin ? 0xFF : 0;
+    Py_ssize_t pos = *at, k = *k_at, t;
+    unsigned char pad[SASHITE_PAD], letter[64], flags[64], epin_m = epin ? 0xFF : 0;
     unsigned char before = pos > 0 ? p[pos - 1] : ' ';
     uint64_t letters, record;
     while (pos < size) {
-        const unsigned char *q = p + pos;
-        if (pos == 0 || size - pos < 66) { /* q[-1] .. q[65] must be readable */
-            n = size - pos < 66 ? size - pos : 66;
-            memset(pad, 32, sizeof pad);
-            pad[0] = before;
-            memcpy(pad + 1, p + pos, (size_t)n);
-            q = pad + 1;
-        }
+        const unsigned char *q = sashite_block_at(p, size, pos, before, pad);
         if (sashite_portable_block(q, letter, flags, epin_m)) {
             for (t = 0; sashite_taken(q + t, epin_m); t++) {
             }
@@ -211,14 +204,7 @@ static int sashite_decode_portable(const unsigned char *p, Py_ssize_t size, Py_s
         }
         *bad_at = pos = size; /* a buffer ending with a modifier: the scanner says so */
     }
-    /* Back to the start of the token crossing into the block (at most 4 bytes); it was
-     * written already if its letter lies before the block. */
-    n = pos;
-    while (n > *at && !sashite_is_sep(p[n - 1]))
-        n--;
-    for (t = n; t < pos; t++)
-        k -= (unsigned char)((p[t] | 0x20) - 'a') < 26;
-    *at = n, *k_at = k;
+    sashite_back_to_token(p, pos, at, k_at, k);
     return SASHITE_STOPPED;
 }
 #define SASHITE_DECODE_PORTABLE sashite_decode_portable

@@ -21,8 +21,8 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
                                                        Py_ssize_t count, unsigned char *out,
                                                        const uint64_t *records, int epin,
                                                        Py_ssize_t *bad_at) {
-    Py_ssize_t pos = *at, k = *k_at, n, m = 0, t;
-    unsigned char pad[1 + 64 + 16];
+    Py_ssize_t pos = *at, k = *k_at, m = 0;
+    unsigned char pad[SASHITE_PAD];
     uint16_t index[64], batch[SASHITE_BATCH + 32 + 8];
     sashite_classes c;
     unsigned char before = pos > 0 ? p[pos - 1] : ' ';
@@ -33,15 +33,8 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
     int status = SASHITE_DECODED;
     SASHITE_PREPARE
     while (pos < size) {
-        const unsigned char *q = p + pos;
+        const unsigned char *q = sashite_block_at(p, size, pos, before, pad);
         uint64_t bad, after_sep, after_letter;
-        if (pos == 0 || size - pos < 66) { /* q[-1] .. q[65] must be readable */
-            n = size - pos < 66 ? size - pos : 66;
-            memset(pad, 32, sizeof pad);
-            pad[0] = before;
-            memcpy(pad + 1, p + pos, (size_t)n);
-            q = pad + 1;
-        }
         SASHITE_BLOCK(q, &c, index);
         if (!epin)
             c.apostrophe = 0; /* no class: fails the check below */
@@ -92,13 +85,6 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
         *bad_at = size;
     if (pos > size) /* a buffer ending with a modifier: the scanner says so */
         pos = size;
-    /* Back to the start of the token crossing into this block (at most 4 bytes); */
-    /* it was written already if its letter lies before the block. */
-    n = pos;
-    while (n > *at && !sashite_is_sep(p[n - 1]))
-        n--;
-    for (t = n; t < pos; t++)
-        k -= (unsigned char)((p[t] | 0x20) - 'a') < 26;
-    *at = n, *k_at = k;
+    sashite_back_to_token(p, pos, at, k_at, k);
     return SASHITE_STOPPED;
 }
