@@ -85,6 +85,7 @@ cdef extern from "_kernels.h" nogil:
         const unsigned char*, Py_ssize_t, int, const unsigned short*, unsigned short*,
         Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
     uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
+    const char* kernel_name "sashite_kernel_name"(int kernel)
     bint kernel_runs "sashite_kernel_runs"(int kernel)
     bint cpuid_runs "sashite_cpuid_runs"(int kernel)
     # whether a kernel reads lists, Arrow columns and numpy arrays eight entries at a
@@ -179,7 +180,7 @@ build_bulk_tables()
 # Kernel names by number (SASHITE_KERNEL_*); the best this CPU runs is chosen at import
 # (best first: a higher number, where a build has two for one CPU).  Where the AVX-512
 # kernel has no loop of its own (the lanes, the export, to_bytes), it runs AVX2's.
-cdef tuple KERNEL_NAMES = ("portable", "sse2", "avx2", "avx512", "neon")
+cdef tuple KERNEL_NAMES = tuple(kernel_name(i).decode() for i in range(SASHITE_KERNEL_COUNT))
 cdef uint64_t records_by_index[SASHITE_RECORD_INDEXES]  # letter byte | flags << 8
 cdef unsigned short code_of_index[SASHITE_RECORD_INDEXES]  # the same tokens' codes
 cdef int bytes_kernel_id = SASHITE_KERNEL_PORTABLE

@@ -213,7 +213,8 @@ static Py_ssize_t sashite_offsets32_neon(const unsigned char *data, const int32_
     const int64_t limit = end - 3;
     if (end < 3)
         return i;
-#define SASHITE_LANES_GROUP(I, TO) (SASHITE_GROUP32_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
+#define SASHITE_LANES_GROUP(I, TO) \
+    (SASHITE_GROUP32_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
 #include "kernels/generic/lanes.h"
 #undef SASHITE_LANES_GROUP
 }
@@ -226,7 +227,8 @@ static Py_ssize_t sashite_offsets64_neon(const unsigned char *data, const int64_
     const int64_t limit = end - 3;
     if (end < 3)
         return i;
-#define SASHITE_LANES_GROUP(I, TO) (SASHITE_GROUP64_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
+#define SASHITE_LANES_GROUP(I, TO) \
+    (SASHITE_GROUP64_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
 #include "kernels/generic/lanes.h"
 #undef SASHITE_LANES_GROUP
 }
@@ -235,7 +237,8 @@ static Py_ssize_t sashite_views_neon(const unsigned char *v, Py_ssize_t i, Py_ss
                                      const uint8_t *bits, int64_t bit, unsigned char *out,
                                      const uint64_t *records, int epin)
 {
-#define SASHITE_LANES_GROUP(I, TO) (SASHITE_GROUP_VIEWS_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
+#define SASHITE_LANES_GROUP(I, TO) \
+    (SASHITE_GROUP_VIEWS_NEON(I, n, w) && sashite_keys8_neon(n, w, epin, TO))
 #include "kernels/generic/lanes.h"
 #undef SASHITE_LANES_GROUP
 }

@@ -244,10 +244,11 @@ typedef Py_ssize_t (*sashite_scan_fn)(const unsigned char *, Py_ssize_t, int, co
                                       Py_ssize_t *);
 
 
-/* A kernel: whether this CPU runs it, and its loops.  A build without the kernel has
+/* A kernel: its name, whether this CPU runs it, and its loops.  A build without the kernel has
  * runs = sashite_never and the loops NULL; a NULL decode means the exact scanner reads
  * every token, a NULL scan scan_many's own loop. */
 typedef struct {
+    const char *name; /* as use_bytes_kernel and SASHITE_EPIN_KERNEL take it */
     int (*runs)(void);
     sashite_count_fn count;
     sashite_decode_fn decode;
@@ -271,6 +272,11 @@ static const sashite_kernel *const sashite_kernels[SASHITE_KERNEL_COUNT] = {
     &sashite_kernel_avx512,
     &sashite_kernel_neon,
 };
+
+/* A kernel's name (kernel: 0 .. SASHITE_KERNEL_COUNT - 1). */
+static inline const char *sashite_kernel_name(int kernel) {
+    return sashite_kernels[kernel]->name;
+}
 
 /* Whether this build and this CPU can run a kernel. */
 static int sashite_kernel_runs(int kernel) {

@@ -181,10 +181,12 @@ static int sashite_runs_avx512(void) {
 
 /* scan_many reads indexes by byte position, which this kernel's block compresses: it
  * runs AVX2's block loop. */
-static const sashite_kernel sashite_kernel_avx512 = {sashite_runs_avx512, sashite_count_avx512,
-                                                     sashite_decode_avx512, sashite_scan_avx2};
+static const sashite_kernel sashite_kernel_avx512 = {
+    "avx512", sashite_runs_avx512, sashite_count_avx512, sashite_decode_avx512,
+    sashite_scan_avx2};
 #else
-static const sashite_kernel sashite_kernel_avx512 = {sashite_never, NULL, NULL, NULL};
+static const sashite_kernel sashite_kernel_avx512 = {
+    "avx512", sashite_never, NULL, NULL, NULL};
 #endif
 
 #endif

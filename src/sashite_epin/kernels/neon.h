@@ -109,10 +109,11 @@ static inline int sashite_keys8_neon(const uint32_t *n, const uint32_t *w, int e
 #include "generic/scan.h"
 #include "generic/undef.h"
 
-static const sashite_kernel sashite_kernel_neon = {sashite_always, sashite_count_neon,
-                                                   sashite_decode_neon, sashite_scan_neon};
+static const sashite_kernel sashite_kernel_neon = {
+    "neon", sashite_always, sashite_count_neon, sashite_decode_neon, sashite_scan_neon};
 #else
-static const sashite_kernel sashite_kernel_neon = {sashite_never, NULL, NULL, NULL};
+static const sashite_kernel sashite_kernel_neon = {
+    "neon", sashite_never, NULL, NULL, NULL};
 #endif
 
 #endif

@@ -60,10 +60,11 @@ static inline void sashite_block_sse2(const unsigned char *q, sashite_classes *c
 #include "generic/scan.h"
 #include "generic/undef.h"
 
-static const sashite_kernel sashite_kernel_sse2 = {sashite_always, sashite_count_sse2,
-                                                   sashite_decode_sse2, sashite_scan_sse2};
+static const sashite_kernel sashite_kernel_sse2 = {
+    "sse2", sashite_always, sashite_count_sse2, sashite_decode_sse2, sashite_scan_sse2};
 #else
-static const sashite_kernel sashite_kernel_sse2 = {sashite_never, NULL, NULL, NULL};
+static const sashite_kernel sashite_kernel_sse2 = {
+    "sse2", sashite_never, NULL, NULL, NULL};
 #endif
 
 #endif
