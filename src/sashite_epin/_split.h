@@ -101,18 +101,24 @@ static inline uint64_t sashite_sep_bits_swar(uint64_t w) {
     return (is_space | (from_nine & ~from_fourteen)) & ~w;
 }
 
+/* p[0..7] as one integer, byte 0 lowest, whatever the CPU's byte order (one load where
+ * it is little-endian): what the SWAR tests and packs here read. */
+static inline uint64_t sashite_load64_le(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
 /* Separator mask of p[0..63] (all 64 bytes readable), in plain C whatever the CPU:
  * eight bytes at a time. */
 static inline uint64_t sashite_sep_mask64_portable(const unsigned char *p) {
-    uint64_t mask = 0, w;
+    uint64_t mask = 0;
     int i;
-    for (i = 0; i < 8; i++) {
-        memcpy(&w, p + 8 * i, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        w = __builtin_bswap64(w);
-#endif
-        mask |= sashite_high_bits8(sashite_sep_bits_swar(w)) << (8 * i);
-    }
+    for (i = 0; i < 8; i++)
+        mask |= sashite_high_bits8(sashite_sep_bits_swar(sashite_load64_le(p + 8 * i))) << (8 * i);
     return mask;
 }
 

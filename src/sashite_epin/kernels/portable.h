@@ -105,15 +105,10 @@ static Py_ssize_t sashite_count_portable(const unsigned char *p, Py_ssize_t size
  * byte i. */
 static inline uint64_t sashite_pack64(const unsigned char *m) {
     const uint64_t high = UINT64_C(0x8080808080808080);
-    uint64_t mask = 0, w;
+    uint64_t mask = 0;
     int i;
-    for (i = 0; i < 8; i++) {
-        memcpy(&w, m + 8 * i, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        w = __builtin_bswap64(w);
-#endif
-        mask |= sashite_high_bits8(w & high) << (8 * i);
-    }
+    for (i = 0; i < 8; i++)
+        mask |= sashite_high_bits8(sashite_load64_le(m + 8 * i) & high) << (8 * i);
     return mask;
 }
 
@@ -220,15 +215,12 @@ static Py_ssize_t sashite_count_portable(const unsigned char *p, Py_ssize_t size
     unsigned char word[8];
     for (; b < size; b += 8) {
         if (size - b >= 8) {
-            memcpy(&w, p + b, 8);
+            w = sashite_load64_le(p + b);
         } else {
             memset(word, 32, sizeof word);
             memcpy(word, p + b, (size_t)(size - b));
-            memcpy(&w, word, 8);
+            w = sashite_load64_le(word);
         }
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        w = __builtin_bswap64(w);
-#endif
         sep = sashite_sep_bits_swar(w);
         count += (Py_ssize_t)((((~sep & (sep << 8 | was_sep) & high) >> 7) * ones) >> 56);
         was_sep = sep >> 56;
