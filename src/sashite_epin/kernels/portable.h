@@ -101,14 +101,15 @@ static Py_ssize_t sashite_count_portable(const unsigned char *p, Py_ssize_t size
     return count + sashite_sum64(acc);
 }
 
-/* The set top bits of the 64 bytes m[0..63] (each 0 or 0xFF) as a mask, bit i for
- * byte i. */
+/* The letters among the 64 bytes m[0..63] (each a letter or 0) as a mask, bit i for
+ * byte i: bit 6 is set in every ASCII letter (0x41-0x5A, 0x61-0x7A), shifted to the top
+ * bit of its byte. */
 static inline uint64_t sashite_pack64(const unsigned char *m) {
     const uint64_t high = UINT64_C(0x8080808080808080);
     uint64_t mask = 0;
     int i;
     for (i = 0; i < 8; i++)
-        mask |= sashite_high_bits8(sashite_load64_le(m + 8 * i) & high) << (8 * i);
+        mask |= sashite_high_bits8(sashite_load64_le(m + 8 * i) << 1 & high) << (8 * i);
     return mask;
 }
 
@@ -137,8 +138,10 @@ static inline unsigned char sashite_taken(const unsigned char *q, unsigned char 
 
 /* Steps 1 and 2 of the SIMD kernels on q[0..63] (q[-1] .. q[65] readable), a byte at a
  * time in a loop of a fixed count with no branch, which compilers turn into their
- * target's vector code where it has one.  Sets letter[i] to 0xFF where q[i] is a letter
- * and flags[i] to the flags read around it; returns 0 when the grammar refuses no byte
+ * target's vector code where it has one.  Sets letter[i] to q[i] where it is a letter,
+ * else 0, and flags[i] to the flags read around it (the letter kept from the same read
+ * as its check: read again after it, while another thread writes into the buffer, it
+ * could be a separator by then, its record 0); returns 0 when the grammar refuses no byte
  * of the block. */
 static inline unsigned sashite_portable_block(const unsigned char *q, unsigned char *letter,
                                               unsigned char *flags, unsigned char epin) {
@@ -150,7 +153,7 @@ static inline unsigned sashite_portable_block(const unsigned char *q, unsigned c
         unsigned char terminal = sashite_is(n1, '^');
         unsigned char derived = sashite_is(n1, '\'') | (terminal & sashite_is(n2, '\''));
         all &= sashite_taken(q + i, epin);
-        letter[i] = sashite_letter_m(q[i]);
+        letter[i] = sashite_letter_m(q[i]) & q[i];
         flags[i] = (unsigned char)((sashite_is(a, '+') & SASHITE_FLAG_PLUS)
                                    | (sashite_is(a, '-') & SASHITE_FLAG_MINUS)
                                    | (terminal & SASHITE_FLAG_TERMINAL)
@@ -185,7 +188,7 @@ static int sashite_decode_portable(const unsigned char *p, Py_ssize_t size, Py_s
         while (letters) {
             size_t t = (size_t)sashite_ctz64(letters);
             letters &= letters - 1;
-            record = records[q[t] | flags[t] << 8];
+            record = records[letter[t] | flags[t] << 8];
             memcpy(out + 5 * k, &record, 8);
             k++;
         }
