@@ -22,6 +22,12 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
                                                        const uint64_t *records, int epin,
                                                        Py_ssize_t *bad_at) {
     Py_ssize_t pos = *at, k = *k_at, m = 0;
+    /* The last block taken, its position and masks (last_pos < 0: none, or the loop
+     * stopped right after a separator): where the token crossing out of it starts and
+     * whether its letter was written come from these, never from a second read of the
+     * buffer, which another thread may have changed since the block was checked. */
+    Py_ssize_t last_pos = -1;
+    uint64_t last_sep = 0, last_letter = 0;
     unsigned char pad[SASHITE_PAD];
     uint16_t index[64], batch[SASHITE_BATCH + 32 + 8];
     sashite_classes c;
@@ -60,6 +66,7 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
                     return SASHITE_OVERFLOW;
                 m += SASHITE_COMPRESS(index, before_token, batch + m);
                 pos += r;
+                last_pos = -1; /* after a separator: nothing crosses */
             }
             break;
         }
@@ -70,6 +77,7 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
             SASHITE_WRITE(out + 5 * k, records, batch, m);
             k += m, m = 0;
         }
+        last_pos = pos, last_sep = c.sep, last_letter = c.letter;
         was_sep = c.sep >> 63, was_modifier = c.modifier >> 63;
         was_letter = c.letter >> 63, was_caret = c.caret >> 63;
         before = q[63];
@@ -83,8 +91,15 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode)(const unsigned char *p, 
     }
     if (status == SASHITE_DECODED) /* a buffer ending with a modifier */
         *bad_at = size;
-    if (pos > size) /* a buffer ending with a modifier: the scanner says so */
-        pos = size;
-    sashite_back_to_token(p, pos, at, k_at, k);
+    /* back to the start of the token crossing into the block where the loop stopped,
+     * its record taken back if written (the exact scanner writes it again); a block
+     * that passes has a separator (no token is longer than 4 bytes), and the crossing
+     * token at most one letter */
+    if (last_pos >= 0 && last_sep) {
+        int s = sashite_top64(last_sep);
+        *at = last_pos + s + 1, *k_at = k - ((last_letter >> s >> 1) != 0);
+    } else {
+        *at = pos < size ? pos : size, *k_at = k;
+    }
     return SASHITE_STOPPED;
 }
