@@ -10,10 +10,11 @@ too (reliability/aarch64.sh runs it on the NEON kernel under qemu, where atheris
 wheel).  Each input is read by each kernel through every road a kernel serves:
 ``parse_many`` over the bytes (errors raised and marked, both notations), over the same
 tokens as a list of str, as Arrow binary, large_binary and binary_view columns and as
-numpy S, U and StringDType arrays where those are installed, and ``tokenize`` over the
-bytes as text (scan_many's block loop); and what a kernel writes back, ``to_bytes()``
-and the Arrow export.  The outcomes (records, marked indexes, the error's token, reason,
-index, byte offset and line, the outputs) must be equal; and the portable kernel (which
+numpy S, U and StringDType arrays where those are installed, ``tokenize`` over the
+bytes as text (scan_many's block loop) and ``tokenize_many`` over its lines (the rows
+loop); and what a kernel writes back, ``to_bytes()`` and the Arrow export.  The
+outcomes (records, marked indexes, the error's token, reason, index, byte offset and
+line, the outputs) must be equal; and the portable kernel (which
 has a fast road of its own before the exact scanner) must read the bytes as the twin
 does.  A difference prints the input and fails the run.  Inputs: tokens with separators
 of every kind, sized to cross 64-byte block edges, then mutated byte by byte with the
@@ -102,6 +103,26 @@ def outcomes(data: bytes, columns: list[Any], pyarrow: Any) -> list[object]:
             said.append(("text", (Epin if epin else Pin).tokenize(text)))
         except ParseError as e:
             said.append(("text error", e.reason, e.position))
+        said += rows_outcomes(text, epin)
+    return said
+
+
+def rows_outcomes(text: str, epin: bool) -> list[object]:
+    """tokenize_many over the text's lines and its "/"-separated parts as columns (the
+    kernel's rows loop, rows ending all over its blocks): records, offsets, rows and
+    marks, or the error."""
+    said: list[object] = []
+    for column in (text.split("\n"), text.split("/")):
+        for errors in ("raise", "mark"):
+            try:
+                result = _core_c.tokenize_many(column, epin, errors)
+            except ParseError as e:
+                said.append(("rows error", e.token, e.reason, e.index, e.position))
+                continue
+            said.append(
+                ("rows", bytes(memoryview(result)), list(result.offsets),
+                 list(result.row_offsets), [(e.index, e.position) for e in result.errors()])
+            )  # fmt: skip
     return said
 
 

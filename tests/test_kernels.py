@@ -399,6 +399,125 @@ def test_text_random_near_the_grammar(core: ModuleType, kernel: str) -> None:
     assert_text_same_as_portable(core, kernel, texts)
 
 
+# -- many texts at once (tokenize_many): a kernel's rows loop writes each token's record,
+# row and offset in its own blocks, over the texts copied back to back -----------------
+
+
+def rows_outcome(core: ModuleType, texts: list[object], epin: bool, errors: str) -> object:
+    """Everything tokenize_many says about a column: records, offsets, rows, missing
+    rows and marks, or the error."""
+    try:
+        result = core.tokenize_many(texts, epin, errors)
+    except ParseError as error:
+        return ("error", error.token, error.reason, error.index, error.position)
+    return (
+        "ok", np.asarray(result).tobytes(), list(result.offsets), list(result.row_offsets),
+        list(result.missing_rows),
+        [(e.index, e.token, e.reason, e.position) for e in result.errors()],
+    )  # fmt: skip
+
+
+_TWIN_ROWS: dict[tuple[str, bool, str], object] = {}
+
+
+def assert_rows_same_as_twin(
+    core: ModuleType, kernel: str, columns: list[list[object]], piece_sizes: tuple[int, ...] = ()
+) -> None:
+    """Each column, read by kernel (whole, and in pieces of each size), gives the twin's
+    answer, for both grammars and both errors modes."""
+    modes = [(epin, errors) for epin in (True, False) for errors in ("raise", "mark")]
+    expected = []
+    for column in columns:
+        for epin, errors in modes:
+            key = (repr(column), epin, errors)
+            if key not in _TWIN_ROWS:  # the twin is slow: once for every kernel
+                _TWIN_ROWS[key] = rows_outcome(_core_py, column, epin, errors)
+            expected.append(_TWIN_ROWS[key])
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for size in (0, *piece_sizes):
+            was = core.use_piece_size(size) if size else None
+            try:
+                got = [
+                    rows_outcome(core, c, epin, errors) for c in columns for epin, errors in modes
+                ]
+            finally:
+                if was is not None:
+                    core.use_piece_size(was)
+            for i, (have, want) in enumerate(zip(got, expected, strict=True)):
+                assert have == want, (
+                    kernel,
+                    size,
+                    columns[i // len(modes)][:4],
+                    modes[i % len(modes)],
+                )
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_rows_valid_and_feen_like(core: ModuleType, kernel: str) -> None:
+    # Rows of every length around a block, many rows to a block and rows of many blocks,
+    # empty and missing rows, a newline inside a row (the one between rows is the
+    # copy's), and sizes that start pieces all over a block.
+    rng = random.Random(47)
+    tokens = uniform(4000)
+    rows: list[object] = []
+    for length in [*range(0, 140), *rng.choices(range(0, 400), k=60)]:
+        rows.append("".join(rng.choices(tokens, k=length))[:length])
+        if rng.random() < 0.1:
+            rows.append(rng.choice([None, "", "8", "\n", "K\n^", "+K\n'"]))
+    columns: list[list[object]] = [
+        rows,
+        list(PLACEMENTS) * 40,
+        ["".join(realistic(30)) for _ in range(200)],
+        ["K"] * 300 + ["+K^'"] * 100 + [""] * 70 + ["".join(PIN_TOKENS)],
+        ["/".join(PLACEMENTS) * 3],
+    ]
+    assert_rows_same_as_twin(core, kernel, columns, piece_sizes=(1, 97, 1000))
+
+
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_rows_near_miss_at_every_offset_around_the_block_edges(
+    core: ModuleType, kernel: str
+) -> None:
+    # Each near miss at every offset of a block, in a row after rows that end a block's
+    # worth of bytes on every alignment: a refused row is read again alone and the next
+    # row starts the rows loop again, wherever it stands in a block.
+    misses = ["KK", "K+", "^K", "++K", "K^^", "K''", "K'^", "'K", "+", "-", "^", "'", "+^",
+              "1", "/", "8", " ", "\n", "+\n", "é", "+K^'X", "K'K", "k'"]  # fmt: skip
+    columns: list[list[object]] = []
+    for miss in misses:
+        for pattern in ("+K^'", "k", "-q^", "K'"):
+            column: list[object] = []
+            for lead in range(0, 72):
+                column.append((pattern * 64)[:lead] + miss + "-r^+P'" * (lead % 3))
+                column.append("K" * (lead % 5))
+            columns.append(column)
+    # one refused row in an otherwise valid column, at every offset of its first blocks
+    for at in range(0, 140):
+        placements = "".join(PLACEMENTS)
+        columns.append([placements[:at], placements[at:] + "K^^", *PLACEMENTS])
+    assert_rows_same_as_twin(core, kernel, columns)
+
+
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_rows_random_near_the_grammar(core: ModuleType, kernel: str) -> None:
+    rng = random.Random(53)
+    noise = "+-^'Kk1/8 \né"
+    columns: list[list[object]] = []
+    for _ in range(40):
+        column: list[object] = []
+        for _ in range(rng.randint(0, 60)):
+            text = list("".join(rng.choices(EPIN_TOKENS, k=rng.randint(0, 90))))
+            for _ in range(rng.choice([0, 0, 0, 1, 3])):
+                if text:
+                    text[rng.randrange(len(text))] = rng.choice(noise)
+            column.append(rng.choice(["".join(text)] * 8 + [None]))
+        columns.append(column)
+    assert_rows_same_as_twin(core, kernel, columns, piece_sizes=(1, 150))
+
+
 # -- pieces ---------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@
 from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_Release,
                              PyObject_CheckBuffer, PyObject_GetBuffer)
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memchr, strcmp
 
 import os as _os
@@ -84,6 +84,9 @@ cdef extern from "_kernels.h" nogil:
     ctypedef Py_ssize_t (*scan_fn "sashite_scan_fn")(
         const unsigned char*, Py_ssize_t, int, const unsigned short*, unsigned short*,
         Py_ssize_t*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*)
+    ctypedef Py_ssize_t (*rows_fn "sashite_rows_fn")(
+        const unsigned char*, Py_ssize_t, Py_ssize_t, int, const uint64_t*, const int64_t*,
+        Py_ssize_t*, int64_t*, unsigned char*, int64_t*, Py_ssize_t, Py_ssize_t*)
     uint64_t sep_mask64_portable "sashite_sep_mask64_portable"(const unsigned char* p)
     const char* kernel_name "sashite_kernel_name"(int kernel)
     bint kernel_runs "sashite_kernel_runs"(int kernel)
@@ -94,6 +97,7 @@ cdef extern from "_kernels.h" nogil:
     count_fn count_kernel "sashite_count_kernel"(int kernel)
     decode_fn decode_kernel "sashite_decode_kernel"(int kernel)
     scan_fn scan_kernel "sashite_scan_kernel"(int kernel)
+    rows_fn rows_kernel "sashite_rows_kernel"(int kernel)
     void build_gather_table "sashite_build_gather_table"()
 
 cdef unsigned short keep_mask[6]              # shape bits a token of length 0..4, 5+ keeps
@@ -187,6 +191,7 @@ cdef int bytes_kernel_id = SASHITE_KERNEL_PORTABLE
 cdef count_fn count_bytes = count_kernel(SASHITE_KERNEL_PORTABLE)
 cdef decode_fn decode_bytes = decode_kernel(SASHITE_KERNEL_PORTABLE)
 cdef scan_fn scan_blocks = scan_kernel(SASHITE_KERNEL_PORTABLE)  # scan_many's (_text_c.pxi)
+cdef rows_fn rows_blocks = rows_kernel(SASHITE_KERNEL_PORTABLE)  # tokenize_many's (_text_c.pxi)
 
 
 cdef void build_records_by_index() noexcept nogil:
@@ -234,7 +239,7 @@ def use_bytes_kernel(name):
     """Make parse_many use kernel `name` (one of KERNELS) for byte buffers and Arrow
     string columns, and the Arrow export and to_bytes() for their output; returns the
     one used before.  For tests and benchmarks: every kernel gives the same results."""
-    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks
+    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks, rows_blocks
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "
                          f"(what this build runs on this CPU), not {name!a}")
@@ -243,6 +248,7 @@ def use_bytes_kernel(name):
     count_bytes = count_kernel(bytes_kernel_id)
     decode_bytes = decode_kernel(bytes_kernel_id)
     scan_blocks = scan_kernel(bytes_kernel_id)
+    rows_blocks = rows_kernel(bytes_kernel_id)
     return before
 
 

@@ -31,7 +31,9 @@
  *    token means stays there.
  *
  * A kernel stops at the first block that fails step 2 and says where the exact scanner
- * must start: the first token it did not write.  The portable kernel takes the same
+ * must start: the first token it did not write.  The same blocks serve back-to-back
+ * text: scan_many's block loop (tokenize), and tokenize_many's rows loop, which also
+ * writes each token's record, its offset in its row and each row's first token.  The portable kernel takes the same
  * steps a byte at a time, in loops compilers vectorize (kernels/portable.h). */
 #ifndef SASHITE_EPIN_KERNELS_H
 #define SASHITE_EPIN_KERNELS_H
@@ -242,17 +244,23 @@ typedef int (*sashite_decode_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t *
 typedef Py_ssize_t (*sashite_scan_fn)(const unsigned char *, Py_ssize_t, int, const uint16_t *,
                                       uint16_t *, Py_ssize_t *, Py_ssize_t, Py_ssize_t *,
                                       Py_ssize_t *);
+typedef Py_ssize_t (*sashite_rows_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t, int,
+                                      const uint64_t *, const int64_t *, Py_ssize_t *,
+                                      int64_t *, unsigned char *, int64_t *, Py_ssize_t,
+                                      Py_ssize_t *);
 
 
 /* A kernel: its name, whether this CPU runs it, and its loops.  A build without the kernel has
  * runs = sashite_never and the loops NULL; a NULL decode means the exact scanner reads
- * every token, a NULL scan scan_many's own loop. */
+ * every token, a NULL scan scan_many's own loop, a NULL rows scan_many under
+ * tokenize_many (which then writes each token's record, row and offset itself). */
 typedef struct {
     const char *name; /* as use_bytes_kernel and SASHITE_EPIN_KERNEL take it */
     int (*runs)(void);
     sashite_count_fn count;
     sashite_decode_fn decode;
     sashite_scan_fn scan;
+    sashite_rows_fn rows; /* tokenize_many's: scan with records, rows and offsets */
 } sashite_kernel;
 
 static inline int sashite_always(void) { return 1; }
@@ -298,6 +306,11 @@ static sashite_decode_fn sashite_decode_kernel(int kernel) {
 /* scan_many's block loop for a kernel; NULL for portable (scan_many's own loop). */
 static sashite_scan_fn sashite_scan_kernel(int kernel) {
     return sashite_kernel_runs(kernel) ? sashite_kernels[kernel]->scan : NULL;
+}
+
+/* tokenize_many's block loop for a kernel, or NULL. */
+static inline sashite_rows_fn sashite_rows_kernel(int kernel) {
+    return sashite_kernel_runs(kernel) ? sashite_kernels[kernel]->rows : NULL;
 }
 
 /* Whether CPUID and XGETBV say the CPU runs an x86 kernel of this build (AVX2 or

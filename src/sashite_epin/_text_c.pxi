@@ -373,11 +373,18 @@ cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t use
     """scan_batches for scan_piece: the tokens of g.text[pos..used-1], each token's
     record, row (row_offsets, from row *r on) and offset in its row written in the same
     pass over a batch, while the batch is in cache; *stop where the scan stopped
-    (relative to pos), *reason as scan_many's."""
-    cdef Py_ssize_t base = 0, found, at, j, s, row = r[0]
-    cdef int64_t next_row = g.row_start[row + 1], row_at = g.row_start[row]
+    (relative to pos), *reason as scan_many's.  A kernel with a rows loop (_kernels.h)
+    writes all three in its own block loop first; scan_many goes on from the end of the
+    last token it wrote."""
+    cdef Py_ssize_t base = 0, found, at, j, s, row = r[0], resume
+    cdef int64_t next_row, row_at
     cdef const unsigned char* p = g.text + pos
     cdef Py_ssize_t n = used - pos
+    if rows_blocks != NULL:
+        k = rows_blocks(g.text, used, pos, epin, records_by_index, g.row_start, &row,
+                        row_offsets, g.records, g.offsets, k, &resume)
+        base = resume - pos
+    next_row, row_at = g.row_start[row + 1], g.row_start[row]
     reason[0] = 0
     while True:
         found = scan_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,

@@ -280,14 +280,16 @@ static int sashite_runs_avx2(void) {
 #include "generic/count.h"
 #include "generic/decode.h"
 #include "generic/scan.h"
+#include "generic/rows.h"
 #include "generic/undef.h"
 
 static const sashite_kernel sashite_kernel_avx2 = {
-    "avx2", sashite_runs_avx2, sashite_count_avx2, sashite_decode_avx2, sashite_scan_avx2};
+    "avx2", sashite_runs_avx2, sashite_count_avx2, sashite_decode_avx2,
+    sashite_scan_avx2, sashite_rows_avx2};
 #else
 static void sashite_build_gather_table(void) {}
 static const sashite_kernel sashite_kernel_avx2 = {
-    "avx2", sashite_never, NULL, NULL, NULL};
+    "avx2", sashite_never, NULL, NULL, NULL, NULL};
 #endif
 
 #endif

@@ -1,7 +1,7 @@
 /* The AVX-512 kernel, on x86-64 CPUs that have AVX-512 F, BW, VL, VBMI and VBMI2
  * besides what AVX2's needs (chosen at run time): built wherever the AVX2 kernel is,
  * on what avx2.h defines.  scan_many's block loop and the lane readers' group loaders
- * are AVX2's, run here with 32 vector registers. */
+ * are AVX2's, run here with 32 vector registers; tokenize_many's rows loop is its own. */
 #ifndef SASHITE_EPIN_KERNEL_AVX512_H
 #define SASHITE_EPIN_KERNEL_AVX512_H
 
@@ -179,14 +179,140 @@ static int sashite_runs_avx512(void) {
 #include "generic/decode.h"
 #include "generic/undef.h"
 
+/* tokenize_many's block loop (_text_c.pxi, scan_rows): the texts of a piece written
+ * back to back, each followed by a byte that is no token's (a newline), row r holding
+ * p[row_start[r] .. row_start[r + 1] - 1].  What scan_many's block loop does, and in
+ * the same pass what tokenize_many keeps of each token: its record (out + 5 k), its
+ * offset inside its row (offsets[k]), and for each row the index of its first token
+ * (row_offsets[r]).  A token belongs to the block of its letter (a modifier before it
+ * may end the block before): its record's index comes from the letter and the bytes
+ * around it, its offset from the letter's position less one for a modifier.  So the
+ * block compresses the letters, their flags and their in-row positions once, each as
+ * one byte per token, and writes eight tokens a gather and a store.
+ *
+ * Starts at pos (0 or a row's start: p[pos - 1], if any, is no token's byte; *row is
+ * the row holding pos) and stops before the first block the grammar refuses (the checks
+ * of scan.h) or the last 72 bytes of p[0..n-1].  Returns the new k; *row is then the
+ * row holding the last byte taken, row_offsets set for the rows up to it, and
+ * *resume_at the end of the last token written (pos if none): scan_many goes on from
+ * there.  Room for a token per byte of p[pos..n-1] from k, and 64 more, is the
+ * caller's. */
+SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
+    const unsigned char *p, Py_ssize_t n, Py_ssize_t pos, int epin, const uint64_t *records,
+    const int64_t *row_start, Py_ssize_t *row, int64_t *row_offsets, unsigned char *out,
+    int64_t *offsets, Py_ssize_t k, Py_ssize_t *resume_at) {
+    /* index byte pairs: letter j, then its flags, for letters 0-31 and 32-63 */
+    const __m512i pairs_lo = _mm512_set_epi8(
+        95, 31, 94, 30, 93, 29, 92, 28, 91, 27, 90, 26, 89, 25, 88, 24, 87, 23, 86, 22,
+        85, 21, 84, 20, 83, 19, 82, 18, 81, 17, 80, 16, 79, 15, 78, 14, 77, 13, 76, 12,
+        75, 11, 74, 10, 73, 9, 72, 8, 71, 7, 70, 6, 69, 5, 68, 4, 67, 3, 66, 2, 65, 1, 64, 0);
+    const __m512i pairs_hi = _mm512_add_epi8(pairs_lo, _mm512_set1_epi8(32));
+    const __m512i iota = _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44,
+        43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24,
+        23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    /* a letter's position + 1, marked (bit 7) as before the block's first row start */
+    const __m512i before_row = _mm512_or_si512(_mm512_add_epi8(iota, _mm512_set1_epi8(1)),
+                                               _mm512_set1_epi8((char)0x80));
+    const __m512i one = _mm512_set1_epi8(1);
+    const __m512i low7 = _mm512_set1_epi64(0x7F), mark = _mm512_set1_epi64(0x80);
+    Py_ssize_t b = pos, r = *row, m = 0, resume = pos;
+    int64_t row_at = row_start[r], next_row = row_start[r + 1];
+    unsigned char pad[1 + 64 + 8], at[64 + 8];
+    uint16_t batch[SASHITE_BATCH + 64 + 8];
+    uint64_t was_letter = 0, was_caret = 0, epin_mask = epin ? ~UINT64_C(0) : 0;
+    SASHITE_PREPARE_AVX512
+    while (n - b >= 64 + 8) {
+        const unsigned char *q = p + b;
+        __m512i v, prev, next, after, flags, d, letters_c, flags_c, base;
+        __mmask64 letter, caret, apostrophe, modifier, terminal, derived, modified;
+        uint64_t bad, before_letter, next_letter;
+        Py_ssize_t count, t;
+        if (b == 0) { /* q[-1] must be readable: nothing stands before the text */
+            pad[0] = 0;
+            memcpy(pad + 1, p, 64 + 8);
+            q = pad + 1;
+        }
+        v = _mm512_loadu_si512((const void *)q);
+        prev = _mm512_loadu_si512((const void *)(q - 1));
+        next = _mm512_loadu_si512((const void *)(q + 1));
+        after = _mm512_loadu_si512((const void *)(q + 2));
+        letter = _mm512_cmple_epu8_mask(
+            _mm512_sub_epi8(_mm512_or_si512(v, k512.low), k512.a), k512.z);
+        caret = _mm512_cmpeq_epi8_mask(v, k512.caret);
+        apostrophe = _mm512_cmpeq_epi8_mask(v, k512.apos) & epin_mask;
+        modifier = _mm512_cmpeq_epi8_mask(v, k512.plus) | _mm512_cmpeq_epi8_mask(v, k512.minus);
+        before_letter = (uint64_t)letter << 1 | was_letter;
+        next_letter = (unsigned char)((q[64] | 0x20) - 'a') < 26;
+        bad = ((uint64_t)caret & ~before_letter)
+              | ((uint64_t)apostrophe & ~(before_letter | (uint64_t)caret << 1 | was_caret))
+              | ((uint64_t)modifier & ~((uint64_t)letter >> 1 | next_letter << 63));
+        if (bad)
+            break;
+        /* each letter's flags, as the AVX-512 decode block reads them */
+        terminal = _mm512_cmpeq_epi8_mask(next, k512.caret);
+        derived = (_mm512_cmpeq_epi8_mask(next, k512.apos)
+                   | (terminal & _mm512_cmpeq_epi8_mask(after, k512.apos))) & epin_mask;
+        flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, k512.plus), k512.f_plus);
+        flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, k512.minus),
+                                     k512.f_minus);
+        modified = _mm512_test_epi8_mask(flags, flags);
+        flags = _mm512_mask_add_epi8(flags, terminal, flags, k512.f_term);
+        flags = _mm512_mask_add_epi8(flags, derived, flags, k512.f_der);
+        /* each byte's in-row position, + 1 and marked before the block's first row
+         * start (its row began in an earlier block); one less for a modifier */
+        d = before_row;
+        base = _mm512_set1_epi64(b - row_at - 1);
+        while (next_row < b + 64) {
+            int s = (int)(next_row - b);
+            __mmask64 from = (__mmask64)(~UINT64_C(0) << s);
+            d = _mm512_mask_sub_epi8(d, from, iota, _mm512_set1_epi8((char)s));
+            row_offsets[++r] = k + sashite_popcount64((uint64_t)letter & ~(uint64_t)from);
+            row_at = next_row;
+            next_row = row_start[r + 1];
+        }
+        d = _mm512_mask_sub_epi8(d, modified, d, one);
+        count = sashite_popcount64((uint64_t)letter);
+        _mm512_storeu_si512((void *)at, _mm512_maskz_compress_epi8(letter, d));
+        for (t = 0; t < count; t += 8) {
+            __m512i x = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(at + t)));
+            __m512i o = _mm512_and_si512(x, low7);
+            o = _mm512_mask_add_epi64(o, _mm512_test_epi64_mask(x, mark), o, base);
+            _mm512_storeu_si512((void *)(offsets + k + t), o);
+        }
+        letters_c = _mm512_maskz_compress_epi8(letter, v);
+        flags_c = _mm512_maskz_compress_epi8(letter, flags);
+        _mm512_storeu_si512((void *)(batch + m),
+                            _mm512_permutex2var_epi8(letters_c, pairs_lo, flags_c));
+        _mm512_storeu_si512((void *)(batch + m + 32),
+                            _mm512_permutex2var_epi8(letters_c, pairs_hi, flags_c));
+        m += count;
+        k += count;
+        if (m >= SASHITE_BATCH) {
+            sashite_write_avx512(out + 5 * (k - m), records, batch, m);
+            m = 0;
+        }
+        if (letter) { /* the end of the block's last token */
+            int top = sashite_top64((uint64_t)letter);
+            resume = b + top + 1 + (Py_ssize_t)(((uint64_t)terminal >> top) & 1)
+                     + (Py_ssize_t)(((uint64_t)derived >> top) & 1);
+        }
+        was_letter = (uint64_t)letter >> 63, was_caret = (uint64_t)caret >> 63;
+        b += 64;
+    }
+    sashite_write_avx512(out + 5 * (k - m), records, batch, m);
+    *row = r, *resume_at = resume;
+    return k;
+}
+
 /* scan_many reads indexes by byte position, which this kernel's block compresses: it
  * runs AVX2's block loop. */
 static const sashite_kernel sashite_kernel_avx512 = {
     "avx512", sashite_runs_avx512, sashite_count_avx512, sashite_decode_avx512,
-    sashite_scan_avx2};
+    sashite_scan_avx2, sashite_rows_avx512};
 #else
 static const sashite_kernel sashite_kernel_avx512 = {
-    "avx512", sashite_never, NULL, NULL, NULL};
+    "avx512", sashite_never, NULL, NULL, NULL, NULL};
 #endif
 
 #endif

@@ -107,13 +107,15 @@ static inline int sashite_keys8_neon(const uint32_t *n, const uint32_t *w, int e
 #include "generic/count.h"
 #include "generic/decode.h"
 #include "generic/scan.h"
+#include "generic/rows.h"
 #include "generic/undef.h"
 
 static const sashite_kernel sashite_kernel_neon = {
-    "neon", sashite_always, sashite_count_neon, sashite_decode_neon, sashite_scan_neon};
+    "neon", sashite_always, sashite_count_neon, sashite_decode_neon,
+    sashite_scan_neon, sashite_rows_neon};
 #else
 static const sashite_kernel sashite_kernel_neon = {
-    "neon", sashite_never, NULL, NULL, NULL};
+    "neon", sashite_never, NULL, NULL, NULL, NULL};
 #endif
 
 #endif

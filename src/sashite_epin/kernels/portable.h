@@ -236,6 +236,6 @@ static Py_ssize_t sashite_count_portable(const unsigned char *p, Py_ssize_t size
 
 /* No scan_many block loop: scan_many's own loop is the portable one. */
 static const sashite_kernel sashite_kernel_portable = {
-    "portable", sashite_always, sashite_count_portable, SASHITE_DECODE_PORTABLE, NULL};
+    "portable", sashite_always, sashite_count_portable, SASHITE_DECODE_PORTABLE, NULL, NULL};
 
 #endif

@@ -58,13 +58,15 @@ static inline void sashite_block_sse2(const unsigned char *q, sashite_classes *c
 #include "generic/count.h"
 #include "generic/decode.h"
 #include "generic/scan.h"
+#include "generic/rows.h"
 #include "generic/undef.h"
 
 static const sashite_kernel sashite_kernel_sse2 = {
-    "sse2", sashite_always, sashite_count_sse2, sashite_decode_sse2, sashite_scan_sse2};
+    "sse2", sashite_always, sashite_count_sse2, sashite_decode_sse2,
+    sashite_scan_sse2, sashite_rows_sse2};
 #else
 static const sashite_kernel sashite_kernel_sse2 = {
-    "sse2", sashite_never, NULL, NULL, NULL};
+    "sse2", sashite_never, NULL, NULL, NULL, NULL};
 #endif
 
 #endif
