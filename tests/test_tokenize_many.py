@@ -130,22 +130,28 @@ def test_the_cores_agree(core: ModuleType) -> None:
 
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
 def test_offsets_built_aside_are_the_ones_written_in_place() -> None:
-    """Where _pyarray.h does not read array.array right, the offsets are built in
-    memory of their own and copied in: the same result."""
+    """Where _pyarray.h does not read array.array right, the offsets and the rows are
+    built in memory of their own and copied in: the same result."""
     compiled = CORES[0]
     texts: list[object] = [*random_texts(random.Random(53), 300), None, "K''", *PLACEMENTS]
     in_place = compiled.tokenize_many(texts, True, "mark")
     was = compiled.use_arrays_in_place(False)
     try:
         aside = compiled.tokenize_many(texts, True, "mark")
+        rows_aside = aside.rows
     finally:
         compiled.use_arrays_in_place(was)
     assert was  # this CPython's array.array is laid out as _pyarray.h reads it
     assert aside == in_place
     assert (aside.offsets, aside.row_offsets) == (in_place.offsets, in_place.row_offsets)
-    assert len(in_place.offsets) == len(in_place)
+    assert rows_aside == in_place.rows
+    assert len(in_place.offsets) == len(in_place.rows) == len(in_place)
     in_place.offsets.append(7)  # an array like any other: it grows, and is freed
     assert in_place.offsets[-1] == 7
+    rows = in_place.rows
+    rows.append(3)
+    assert rows[-1] == 3 and len(rows) == len(in_place) + 1
+    assert len(compiled.tokenize_many([], True).rows) == 0
 
 
 def test_a_pickle_keeps_where_each_token_came_from(core: ModuleType) -> None:

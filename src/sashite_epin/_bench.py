@@ -271,11 +271,12 @@ def feen_row(repeat: int) -> tuple[str, str, float, str, float]:
 
 def tokenize_many_rows(count: int, repeat: int) -> list[tuple[str, str, float, str, float]]:
     """Epin.tokenize_many over a column of FEEN placements of about count tokens, ns per
-    token, beside tokenize row by row and the regex row by row."""
+    token with each token's row and offset in hand (``.rows`` taken too: the result
+    keeps only each row's range), beside tokenize row by row and the regex row by row."""
     column = [PLACEMENTS[i % len(PLACEMENTS)] for i in range(max(count // 34, 1))]
     tokens = len(Epin.tokenize_many(column))
     regex = regex_tokenizer()
-    ns = best_ns(lambda: Epin.tokenize_many(column), tokens, repeat)
+    ns = best_ns(lambda: Epin.tokenize_many(column).rows, tokens, repeat)
     name = "Epin.tokenize_many(column of placements)"
     return [
         (name, "FEEN", ns, "[Epin.tokenize(t) for t in column]",
