@@ -16,6 +16,9 @@ cdef extern from "_split.h" nogil:
 DEF LOOKAHEAD = 8    # bytes past a 64-byte block a token starting in it may reach
 DEF TOKEN_BATCH = 256  # tokens tokenize takes from scan_many at a time
 DEF ROWS_BATCH = 2048  # and tokenize_many: fewer calls, each ending in its scalar loop
+# tokenize_many copies its texts a piece at a time and scans the piece: one small enough
+# to be in the core's own cache (L2) when the scan reads it, and little memory.
+DEF TEXT_PIECE = 1 << 17
 
 
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
@@ -460,6 +463,7 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
     cdef bytes row_bytes = None
     cdef int64_t* row_offsets
     cdef void* more
+    cdef Py_ssize_t text_piece = min(piece_size, TEXT_PIECE)
     memset(&g, 0, sizeof(g))
     missing = []
     rejected = []
@@ -486,10 +490,10 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
                 PyErr_CheckSignals()
                 if len(owner) != rows or <const char*>PySequence_Fast_ITEMS(owner) != base:
                     raise RuntimeError("the list changed while tokenize_many read it")
-            # A piece: compact-ASCII texts (and missing ones, empty) up to piece_size
-            # bytes, or one other text alone.
+            # A piece: compact-ASCII texts (and missing ones, empty) up to TEXT_PIECE
+            # bytes (piece_size if smaller), or one other text alone.
             first, used = i, 0
-            while i < rows and used < piece_size:
+            while i < rows and used < text_piece:
                 item = (<PyObject**>base)[i]
                 if isinstance(<object>item, str):
                     if not str_is_compact_ascii(item):
