@@ -29,12 +29,16 @@ int64_t sashite_c_parts_use(int kernel, const unsigned char *p, Py_ssize_t n, un
     sashite_count_fn count = sashite_count_kernel(kernel);
     sashite_decode_fn decode = sashite_decode_kernel(kernel);
     sashite_scan_fn scan = sashite_scan_kernel(kernel);
+    sashite_rows_fn rows = sashite_rows_kernel(kernel);
     sashite_build_gather_table();
     total += sashite_kernel_runs(kernel) + count(p, n);
     if (decode != NULL)
         total += decode(p, n, &at, &k, n, out, records, 1, &bad);
     if (scan != NULL)
         total += scan(p, n, 1, codes, codes, starts, n, &b, &resume);
+    if (rows != NULL)
+        total += rows(p, n, 0, 1, records, (const int64_t *)starts, &b, (int64_t *)starts, out,
+                      (int64_t *)starts, 0, &resume);
     total += sashite_fixed_lanes(kernel, 1, p, 0, n, 4, out, records, 1);
     total += sashite_strings_lanes(kernel, p, 0, n, out, records, 1);
     total += sashite_offsets_lanes(kernel, 0, p, p, 0, n, n, p, 0, out, records, 1);

@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "_arrow.h"
+#include "_memory.h"
 
 #define SASHITE_MAX_BUFFERS 3
 #define SASHITE_MAX_CHILDREN 10
 
 struct sashite_node {
     const void *buffers[SASHITE_MAX_BUFFERS];
-    unsigned char owned[SASHITE_MAX_BUFFERS]; /* freed by release; else inside another */
+    /* freed by release (1: free, 2: sashite_records_free); 0: inside another */
+    unsigned char owned[SASHITE_MAX_BUFFERS];
     struct ArrowArray *children[SASHITE_MAX_CHILDREN];
     struct ArrowArray child_arrays[SASHITE_MAX_CHILDREN];
     struct ArrowArray dictionary;
@@ -30,7 +32,10 @@ static void sashite_release_node(struct ArrowArray *a) {
     if (a->dictionary != NULL && a->dictionary->release != NULL)
         a->dictionary->release(a->dictionary);
     for (i = 0; i < a->n_buffers; i++)
-        if (node->owned[i]) free((void *)node->buffers[i]);
+        if (node->owned[i] == 1)
+            free((void *)node->buffers[i]);
+        else if (node->owned[i] == 2)
+            sashite_records_free((void *)node->buffers[i]);
     free(node);
     a->release = NULL;
 }
@@ -68,6 +73,14 @@ static struct ArrowArray *sashite_node_dictionary(struct ArrowArray *a) {
 static void sashite_node_set_buffer(struct ArrowArray *a, int i, void *owned) {
     ((struct sashite_node *)a->private_data)->buffers[i] = owned;
     ((struct sashite_node *)a->private_data)->owned[i] = 1;
+}
+
+/* A buffer from sashite_records_alloc (_memory.h), which the node then owns: the
+ * largest ones, whose memory a later export takes again instead of faulting in fresh
+ * pages. */
+static void sashite_node_set_kept_buffer(struct ArrowArray *a, int i, void *owned) {
+    ((struct sashite_node *)a->private_data)->buffers[i] = owned;
+    ((struct sashite_node *)a->private_data)->owned[i] = owned != NULL ? 2 : 0;
 }
 
 /* A buffer inside one the same node owns (set as buffer j < i): one allocation for

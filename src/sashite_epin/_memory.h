@@ -1,10 +1,17 @@
-/* Memory for a TokenArray's records.  A result of ten million tokens is 50 MB, which
- * malloc maps fresh and the kernel faults in page by page (12,000 faults, three times
- * the parse itself on the machines measured), and gives back to the system when the
- * result is freed: a loop that parses big inputs one after another paid that on every
- * call.  So the last freed block of 1 MiB or more is kept, one block only, and the next
- * result that fits in it (without leaving more than three quarters unused) takes it.
- * The slot is swapped atomically: threads without the GIL may allocate and free.
+/* Memory for a TokenArray's records and the export's largest buffers.  A result of ten
+ * million tokens is 50 MB, which malloc maps fresh and the kernel faults in page by page
+ * (12,000 faults, three times the parse itself on the machines measured), and gives
+ * back to the system when the result is freed: a loop that parses big inputs one after
+ * another paid that on every call.  The Arrow export of a tokenize_many result adds two
+ * int64 fields (8 bytes a token each), which put glibc past the point where it trims
+ * its heap on free: each export then faulted in 16 bytes a token afresh.
+ *
+ * So the last freed blocks of 1 MiB or more are kept, four at most (the most recently
+ * freed first; a fifth is given back), and the next allocation that fits one (without
+ * leaving more than three quarters unused) takes it.  A spare more than four times too
+ * large for an allocation it meets is given back, so a big block does not outlive the
+ * work it was for.  Each slot is swapped atomically: threads without the GIL may
+ * allocate and free, and a block is only ever in one thread's hands.
  *
  * Each block has a small header with its capacity before the memory handed out. */
 #ifndef SASHITE_EPIN_MEMORY_H
@@ -21,22 +28,33 @@
 #endif
 
 #define SASHITE_SPARE_MIN ((size_t)1 << 20)
+#define SASHITE_SPARE_SLOTS 4
 
 typedef struct {
     size_t capacity;
     size_t pad; /* keeps what follows 16-byte aligned */
 } sashite_block;
 
-static void *volatile sashite_spare = NULL; /* a sashite_block*, or NULL */
+static void *volatile sashite_spares[SASHITE_SPARE_SLOTS]; /* sashite_block*s, or NULL */
 
 static void *sashite_records_alloc(size_t size) {
-    sashite_block *b;
+    sashite_block *b, *taken = NULL;
+    int i;
     if (size >= SASHITE_SPARE_MIN) {
-        b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spare, NULL);
-        if (b != NULL) {
-            if (b->capacity >= size && b->capacity / 4 <= size) return b + 1;
-            free(b); /* not for this size: back to the system, as before */
+        for (i = 0; i < SASHITE_SPARE_SLOTS && taken == NULL; i++) {
+            b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spares[i], NULL);
+            if (b == NULL) continue;
+            if (b->capacity / 4 > size) {
+                free(b); /* far too large: back to the system */
+            } else if (b->capacity >= size) {
+                taken = b;
+            } else {
+                /* too small here, kept for another; a block another thread freed into
+                 * the slot meanwhile is given back */
+                free(SASHITE_EXCHANGE(&sashite_spares[i], b));
+            }
         }
+        if (taken != NULL) return taken + 1;
     }
     b = (sashite_block *)malloc(sizeof *b + size);
     if (b == NULL) return NULL;
@@ -46,10 +64,13 @@ static void *sashite_records_alloc(size_t size) {
 
 static void sashite_records_free(void *p) {
     sashite_block *b;
+    int i;
     if (p == NULL) return;
     b = (sashite_block *)p - 1;
-    if (b->capacity >= SASHITE_SPARE_MIN) b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spare, b);
-    free(b); /* the block given back, or the one it took the place of */
+    if (b->capacity >= SASHITE_SPARE_MIN)
+        for (i = 0; i < SASHITE_SPARE_SLOTS && b != NULL; i++) /* the older ones move on */
+            b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spares[i], b);
+    free(b); /* NULL, or the oldest spare, or a small block */
 }
 
 static void *sashite_records_realloc(void *p, size_t size) {
