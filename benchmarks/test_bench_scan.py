@@ -56,12 +56,15 @@ COLUMN = [PLACEMENTS[i % len(PLACEMENTS)] for i in range(1_000_000 // 34)]
 
 @pytest.mark.parametrize(
     "side",
-    ["tokenize_many", "tokenize per row", "regex per row"],
+    ["tokenize_many", "tokenize_many, pandas str Series", "tokenize per row", "regex per row"],
 )
 def test_a_column_of_placements(benchmark, side):  # type: ignore[no-untyped-def]
     benchmark.group = "a column of FEEN placements -> tokens"
+    series = pytest.importorskip("pandas").Series(COLUMN, dtype="str")
     work = {
         "tokenize_many": lambda: Epin.tokenize_many(COLUMN).rows,
+        # each token labelled with its row's label (the Series' index)
+        "tokenize_many, pandas str Series": lambda: Epin.tokenize_many(series).rows,
         "tokenize per row": lambda: [Epin.tokenize(s) for s in COLUMN],
         "regex per row": lambda: [REGEX(s) for s in COLUMN],
     }[side]

@@ -180,6 +180,8 @@ def test_every_input_kind_is_read() -> None:
         pa.chunked_array([pa.array(texts[:1]), pa.array(texts[1:])]),
         pa.array(texts, pa.large_string()),
         pd.Series(texts, dtype="str"),
+        pd.Series(texts, dtype=pd.StringDtype("python")),
+        pd.Series(texts, dtype="category"),
         pd.Index(texts, dtype=object),
     ]
     for kind in kinds:
@@ -206,6 +208,11 @@ def test_a_pandas_index_labels_each_token_with_its_row() -> None:
     with pytest.raises(ParseError) as info:
         Epin.tokenize_many(pd.Series(["K", "K''"], index=[10, 20]))
     assert (info.value.index, info.value.label) == (1, 20)
+    # The default index's labels are the rows themselves; any other is taken by them.
+    for index in (pd.RangeIndex(3, name="game"), pd.RangeIndex(5, 11, 2), pd.Index([7, 3, 5])):
+        labels = Epin.tokenize_many(pd.Series(["K^/q", "8", "+P/x"], index=index)).labels
+        want = index.take([0, 0, 2, 2])
+        assert labels.equals(want) and labels.name == want.name and labels.dtype == want.dtype
 
 
 def test_a_frame_is_read_by_its_one_column() -> None:
