@@ -264,6 +264,7 @@ def make_targets():  # type: ignore[no-untyped-def]
                                 for _ in range(count + 1)], np.int32)  # fmt: skip
             hostile = Patched(pa.array(["K^'+-k"] * count), offsets)
             every_kernel("parse_many", hostile, epin, errors)
+            every_kernel("tokenize_many", hostile, epin, errors)
             return
         if fdp.ConsumeIntInRange(0, 3) == 0:  # hostile views over 20-byte strings
             views = np.array([(fdp.ConsumeIntInRange(-2, 24), int.from_bytes(b"+K^'", "little"),
@@ -271,6 +272,7 @@ def make_targets():  # type: ignore[no-untyped-def]
                               for _ in range(count)], "<i4").reshape(-1)  # fmt: skip
             like = pa.array(["K" * 20] * count, pa.string_view())
             every_kernel("parse_many", Patched(like, views), epin, errors)
+            every_kernel("tokenize_many", Patched(like, views), epin, errors)
             return
         # Mostly tokens, so that whole groups of 8 form around the odd entries.
         entries = [
@@ -282,6 +284,9 @@ def make_targets():  # type: ignore[no-untyped-def]
         column = layouts[fdp.ConsumeIntInRange(0, len(layouts) - 1)](entries)
         got = every_kernel("parse_many", column, epin, errors)
         assert got == same("parse_many", entries, epin, errors), (entries, got)
+        # each entry a text: the column read in place as the list of its texts
+        texts = every_kernel("tokenize_many", column, epin, errors)
+        assert texts == same("tokenize_many", entries, epin, errors), (entries, texts)
         if errors == "mark":  # and out again: the same export from both cores, every kernel
             want = pa.table(twin.parse_many(entries, epin, errors="mark"))
             result = compiled.parse_many(entries, epin, errors="mark")
@@ -304,18 +309,20 @@ def make_targets():  # type: ignore[no-untyped-def]
             return fdp.ConsumeIntInRange(0, n - 1)  # type: ignore[no-any-return]
 
         results = []
-        for core in cores:  # the same lies, made afresh for each core
-            kit = arrow_producers.Kit()
-            fdp = atheris.FuzzedDataProvider(data)
-            producer = arrow_producers.random_producer(kit, pick)
-            results.append(outcome(core.parse_many, producer, True, "mark"))
-            del producer
-            gc.collect()
-            kit.finish()
-            released = dict(kit.released)
-            assert released.pop("chunk", 0) == released.pop("chunks handed over", 0), released
-            assert all(n == 1 for n in released.values()), released
-        assert results[0] == results[1], results
+        for core in cores:  # the same lies, made afresh for each core and each reader
+            for reader in (core.parse_many, core.tokenize_many):
+                kit = arrow_producers.Kit()
+                fdp = atheris.FuzzedDataProvider(data)
+                producer = arrow_producers.random_producer(kit, pick)
+                results.append(outcome(reader, producer, True, "mark"))
+                del producer
+                gc.collect()
+                kit.finish()
+                released = dict(kit.released)
+                handed = released.pop("chunks handed over", 0)
+                assert released.pop("chunk", 0) == handed, released
+                assert all(n == 1 for n in released.values()), released
+        assert results[:2] == results[2:], results
 
     return atheris, {"single": single, "is_valid": is_valid, "bulk_list": bulk_list,
                      "bulk_bytes": bulk_bytes, "scan": scan, "arrow": arrow,

@@ -6,9 +6,10 @@ end, as the capsule's destructor would.
 
 ``python tests/arrow_producers.py CASE`` runs one case of ``CASES`` in this process
 (the parent test runs each in its own, so a crash is a failure, not the end of the
-run) and prints one JSON line: what ``parse_many`` did, and how often each struct was
-released.  ``--random SEED COUNT`` runs COUNT producers with random lies (what the
-fuzz target ``arrow_structs`` hands over) and prints their outcomes.
+run) and prints one JSON line: what ``parse_many`` and ``tokenize_many`` did, each with
+a producer of its own, and how often each struct was released.  ``--random SEED
+COUNT`` runs COUNT producers with random lies (what the fuzz target ``arrow_structs``
+hands over) and prints their outcomes.
 """
 
 from __future__ import annotations
@@ -425,25 +426,40 @@ CASES: dict[str, tuple[Callable[[Kit], Any], str, str]] = {
 }  # fmt: skip
 
 
-def run(case: str) -> dict[str, Any]:
-    """One case in this process: parse_many's outcome (marked errors, so a valid
-    column and a huge one both go all the way) and the releases counted."""
+# The readers a producer is handed to, each with a producer of its own: parse_many, and
+# tokenize_many (each entry a text), both marking what they refuse, so a valid column
+# and a huge one both go all the way.
+READERS = ("parse_many", "tokenize_many")
+
+
+def read_with(reader: str, make: Callable[[Kit], Any]) -> tuple[str, Counter[str]]:
+    """What reader did with a fresh producer (kind and message, or "ok" and the
+    entries' count: the parent judges) and the releases counted."""
     import gc
 
     import sashite_epin
 
     kit = Kit()
-    make, _, _ = CASES[case]
     producer = make(kit)
     try:
-        result = sashite_epin.Epin.parse_many(producer, errors="mark")
+        result = getattr(sashite_epin.Epin, reader)(producer, errors="mark")
         outcome = f"ok {len(result)}"
     except Exception as error:  # what kind, and what it says: the parent judges
         outcome = f"{type(error).__name__}: {error}"
     del producer
     gc.collect()
     kit.finish()
-    return {"outcome": outcome, "released": dict(kit.released)}
+    return outcome, kit.released
+
+
+def run(case: str) -> dict[str, Any]:
+    """One case in this process: each reader's outcome and the releases counted."""
+    make, _, _ = CASES[case]
+    said = {}
+    for reader in READERS:
+        outcome, released = read_with(reader, make)
+        said[reader] = {"outcome": outcome, "released": dict(released)}
+    return said
 
 
 # -- random lies: what the fuzz target and the random sweep hand over ------------------
@@ -539,32 +555,25 @@ def random_producer(kit: Kit, pick: Callable[[int], int]) -> Any:
 
 def run_random(seed: int, count: int) -> list[str]:
     """count random producers' outcomes (releases checked here)."""
-    import gc
     import random
-
-    import sashite_epin
 
     rng = random.Random(seed)
     outcomes = []
     for _ in range(count):
-        kit = Kit()
-        producer = random_producer(kit, rng.randrange)
-        try:
-            outcome = f"ok {len(sashite_epin.Epin.parse_many(producer, errors='mark'))}"
-        except Exception as error:  # the parent compares both cores' outcomes
-            outcome = f"{type(error).__name__}: {error}"
-        del producer
-        gc.collect()
-        kit.finish()
-        wrong = {
-            k: n
-            for k, n in kit.released.items()
-            if k not in ("chunk", "chunks handed over") and n > 1
-        }
-        handed = kit.released["chunks handed over"]
-        if wrong or kit.released["chunk"] != handed:
-            outcome += f" RELEASES {dict(kit.released)}"
-        outcomes.append(outcome)
+        lies = rng.randrange(2**32)  # the same producer for each reader
+
+        def make(kit: Kit, lies: int = lies) -> Any:
+            return random_producer(kit, random.Random(lies).randrange)
+
+        for reader in READERS:
+            outcome, released = read_with(reader, make)
+            wrong = {
+                k: n for k, n in released.items()
+                if k not in ("chunk", "chunks handed over") and n > 1
+            }  # fmt: skip
+            if wrong or released["chunk"] != released["chunks handed over"]:
+                outcome += f" RELEASES {dict(released)}"
+            outcomes.append(f"{reader}: {outcome}")
     return outcomes
 
 

@@ -108,6 +108,10 @@ def test_missing_rows_hold_no_token(core: ModuleType) -> None:
     assert list(result.missing_rows) == [1, 2, 3]  # the empty text is a text
     with pytest.raises(TypeError, match="item 1 is bytes"):
         core.tokenize_many(["K", b"K"], True, "raise")
+    with pytest.raises(ParseError):  # the rows are judged in order
+        core.tokenize_many(["K^^", b"K"], True, "raise")
+    with pytest.raises(TypeError, match="item 1 is bytes"):
+        core.tokenize_many(["K^^", b"K"], True, "mark")
     with pytest.raises(TypeError):
         core.tokenize_many("K/q", True, "raise")
     with pytest.raises(ValueError, match="errors must be"):
@@ -199,6 +203,73 @@ def test_every_input_kind_is_read() -> None:
         Epin.tokenize_many(["K^/q", None])
     )
     assert Pin.tokenize_many(["K'"]).offsets == Pin.tokenize_many(["K"]).offsets
+
+
+def arrow_columns(texts: list[object]) -> list[object]:
+    """The texts as each Arrow column kind tokenize_many reads in place."""
+    half = len(texts) // 2
+    kinds = [
+        pa.array(texts),
+        pa.array(texts, pa.large_string()),
+        pa.array(texts, pa.string_view()),
+        pa.array(texts).slice(1),  # an offset into its buffers
+        pa.chunked_array([pa.array(texts[:half]), pa.array([], pa.string()),
+                          pa.array(texts[half:])]),
+        pa.array(texts).dictionary_encode(),
+        pa.table({"placement": texts}),  # a one-column table: its batches are structs
+        pa.record_batch([pa.array(texts)], names=["placement"]),
+    ]  # fmt: skip
+    if polars is not None:
+        kinds.append(polars.Series(texts))
+    return kinds
+
+
+def test_an_arrow_column_is_read_in_place(core: ModuleType) -> None:
+    """An Arrow column's texts are read from its buffers (no str per row): what the same
+    texts give as a list, whatever the layout, for clean and refused rows, nulls and
+    texts that are not ASCII; both notations, both errors modes."""
+    rng = random.Random(59)
+    texts: list[object] = [*PLACEMENTS, None, "", "é+K/8", "K^^", *random_texts(rng, 150), None]
+    for column in arrow_columns(texts):
+        rows = texts[1:] if isinstance(column, pa.Array) and column.offset else texts
+        for epin in (True, False):
+            got = core.tokenize_many(column, epin, "mark")
+            want = core.tokenize_many(rows, epin, "mark")
+            assert records(got) == records(want), type(column)
+            assert (got.offsets, got.row_offsets, got.missing_rows) == (
+                want.offsets, want.row_offsets, want.missing_rows)  # fmt: skip
+            assert [(e.index, e.token, e.position) for e in got.errors()] == [
+                (e.index, e.token, e.position) for e in want.errors()]  # fmt: skip
+            with pytest.raises(ParseError) as info:
+                core.tokenize_many(column, epin, "raise")
+            with pytest.raises(ParseError) as expected:
+                core.tokenize_many(rows, epin, "raise")
+            assert (info.value.index, info.value.position) == (
+                expected.value.index, expected.value.position)  # fmt: skip
+    clean = [t for t in PLACEMENTS for _ in range(40)]  # many pieces' worth of rows
+    assert records(core.tokenize_many(pa.array(clean), True)) == records(
+        core.tokenize_many(clean, True))  # fmt: skip
+    with pytest.raises(TypeError, match="binary"):
+        core.tokenize_many(pa.array([b"K"]), True)
+    with pytest.raises(TypeError, match="one column"):
+        core.tokenize_many(pa.table({"a": ["K"], "b": ["q"]}), True)
+    with pytest.raises(UnicodeDecodeError):  # an Arrow utf8 column must hold UTF-8
+        core.tokenize_many(pa.Array.from_buffers(
+            pa.string(), 2, [None, pa.py_buffer(np.array([0, 1, 2], "int32")),
+                             pa.py_buffer(b"K\xff")]), True)  # fmt: skip
+
+
+def test_a_malformed_arrow_row_stops_the_reading_where_it_stands(core: ModuleType) -> None:
+    """Rows are read in order: a refused row before a malformed one is the ParseError
+    (errors="raise"); under mark, the malformed row is the ValueError."""
+    offsets = np.array([0, 3, 7, 2, 9], "int32")  # the third row's offsets go backwards
+    data = pa.py_buffer(b"K^/K^^/q+Kq")
+    column = pa.Array.from_buffers(pa.string(), 4, [None, pa.py_buffer(offsets), data])
+    with pytest.raises(ParseError) as info:
+        core.tokenize_many(column, True, "raise")
+    assert (info.value.index, info.value.position) == (1, 2)
+    with pytest.raises(ValueError, match="offsets"):
+        core.tokenize_many(column, True, "mark")
 
 
 def test_a_pandas_index_labels_each_token_with_its_row() -> None:

@@ -9,7 +9,6 @@ opened, the buffers read in place, every string checked against the same rules
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
 from collections.abc import Callable, Generator
 from itertools import compress, islice
@@ -24,6 +23,7 @@ from ._inputs import (
     arrow_array_lie,
     arrow_lie,
     arrow_type_name,
+    check_fits,
 )
 from ._lanes_py import read_stream, read_views
 from ._layout import RECORD_SIZE
@@ -430,21 +430,10 @@ def _chunk_entries(chunk: ArrowArray, t: ColumnType, epin: bool | None) -> Read:
     return _entries(child, t, chunk, epin)
 
 
-def _memory() -> int:
-    """This machine's memory in bytes, or 2**63 where it cannot be told."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return 2**63
-
-
 def _check_fits(entries: int) -> None:
-    """A MemoryError for a column whose records alone would pass this machine's memory,
-    before anything is built for it.  Python's allocator does not always say no to
-    such a request itself: a free-threaded interpreter's (mimalloc) reserves the
-    addresses and the system kills the process once they are touched."""
-    if entries * RECORD_SIZE > _memory():
-        raise MemoryError()  # as the compiled core's failed allocation
+    """A MemoryError for a column whose records alone would pass this machine's memory
+    (check_fits)."""
+    check_fits(entries, RECORD_SIZE)
 
 
 def arrow_chunks(
@@ -503,3 +492,90 @@ def arrow_chunks(
 def _stream_error(stream: ArrowArrayStream) -> str:
     message = stream.get_last_error(ctypes.byref(stream)) if stream.get_last_error else None
     return message.decode("utf-8", "replace") if message else "no message"
+
+
+def arrow_texts(exporter: object) -> tuple[list[str | None], Exception | None]:
+    """tokenize_many's rows of an Arrow string column, in the compiled core's order:
+    every chunk's structs checked first (a lie there raised at once), then the rows
+    read in order, each a str (None where missing).  What stops the reading (a
+    malformed entry or buffer, text that is not UTF-8) comes back with the rows read
+    before it, to raise once those are judged."""
+    chunks: list[ArrowArray] = []
+    released: list[ArrowArray] = []  # a stream's chunks, ours to release
+    keep: tuple[Any, Any] | None = None
+    try:
+        if hasattr(type(exporter), "__arrow_c_array__"):
+            keep = exporter.__arrow_c_array__()  # type: ignore[attr-defined]
+            schema_capsule, array_capsule = keep
+            schema = ArrowSchema.from_address(_GetPointer(schema_capsule, b"arrow_schema"))
+            array = ArrowArray.from_address(_GetPointer(array_capsule, b"arrow_array"))
+            t = _texts_type(schema)
+            if not array.release:
+                raise ValueError(arrow_lie("array", "released (release is NULL)"))
+            check_chunk(array, t)
+            check_fits(array.length, 8)
+            chunks.append(array)
+        else:
+            t = _stream_chunks(exporter, chunks, released)
+        rows: list[str | None] = []
+        for chunk in chunks:
+            try:
+                entries, error = _chunk_entries(chunk, t, None)
+            except ValueError as malformed:
+                return rows, malformed
+            for entry in entries:
+                if entry is None:
+                    rows.append(None)
+                    continue
+                try:
+                    rows.append(entry.decode("utf-8"))
+                except UnicodeDecodeError as not_text:
+                    return rows, not_text
+            if error is not None:
+                return rows, error
+        return rows, None
+    finally:
+        for chunk in released:
+            chunk.release(ctypes.byref(chunk))
+        del keep  # the capsules release the array's structs when collected
+
+
+def _texts_type(schema: ArrowSchema) -> ColumnType:
+    t = column_type(schema)
+    if t.binary:
+        raise TypeError("tokenize_many reads texts (str): this Arrow column is binary")
+    return t
+
+
+def _stream_chunks(
+    exporter: object, chunks: list[ArrowArray], released: list[ArrowArray]
+) -> ColumnType:
+    """Every chunk of an Arrow stream, each checked, into chunks (and released, to
+    release); the column's type."""
+    capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
+    stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
+    if not stream.release:
+        raise ValueError(arrow_lie("stream", "released (release is NULL)"))
+    for field in ("get_schema", "get_next", "get_last_error"):
+        if not getattr(stream, field):
+            raise ValueError(arrow_lie("stream", f"{field} is NULL"))
+    schema = ArrowSchema()
+    if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
+        raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+    try:
+        t = _texts_type(schema)
+        rows = 0
+        while True:
+            chunk = ArrowArray()
+            if stream.get_next(ctypes.byref(stream), ctypes.byref(chunk)) != 0:
+                raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+            if not chunk.release:
+                return t
+            released.append(chunk)
+            check_chunk(chunk, t)
+            rows += chunk.length
+            check_fits(rows, 8)
+            chunks.append(chunk)
+    finally:
+        if schema.release:
+            schema.release(ctypes.byref(schema))

@@ -130,3 +130,23 @@ def arrow_array_lie(
 def arrow_type_name(fmt: str) -> str:
     """A readable name of an Arrow format string."""
     return ARROW_TYPE_NAMES.get(fmt, ARROW_TYPE_NAMES.get(fmt[:2], repr(fmt)))
+
+
+def machine_memory() -> int:
+    """This machine's memory in bytes, or 2**63 where it cannot be told."""
+    import os
+
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 2**63
+
+
+def check_fits(entries: int, size: int) -> None:
+    """A MemoryError for a column whose entries, size bytes each, would pass this
+    machine's memory, before anything is built for it (both cores).  Python's
+    allocator does not always say no to such a request itself: a free-threaded
+    interpreter's (mimalloc) reserves the addresses and the system kills the process
+    once they are touched."""
+    if entries * size > machine_memory():
+        raise MemoryError()  # as a failed allocation

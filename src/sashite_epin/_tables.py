@@ -138,9 +138,14 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
         if isinstance(texts, pandas.DataFrame):
             texts = one_column(texts, "tokenize_many")
         labels = labels_of(texts, pandas)
-        # tolist, not list(): iterating boxes each entry on its own, twenty times
-        # slower for pandas' str dtype.
-        rows = texts.tolist()  # type: ignore[attr-defined]
+        if isinstance(texts.array, pandas.arrays.ArrowStringArray):  # type: ignore[attr-defined]
+            rows = texts  # Arrow data: read in place through its Arrow stream
+        else:
+            # tolist, not list(): iterating boxes each entry on its own, twenty times
+            # slower for pandas' str dtype.
+            rows = texts.tolist()  # type: ignore[attr-defined]
+    elif hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
+        rows = texts  # an Arrow column (pyarrow, polars, DuckDB, nanoarrow): read in place
     else:
         rows = texts_of(texts)
     try:
@@ -164,26 +169,8 @@ def token_labels(labels: Any, rows: Any, pandas: Any) -> Any:
 
 
 def texts_of(texts: Any) -> list[object]:
-    """The texts of a column that is not a list: an Arrow array or stream (pyarrow,
-    polars, DuckDB, nanoarrow), a numpy array, any iterable."""
-    if hasattr(texts, "to_pylist"):  # pyarrow
-        return texts.to_pylist()  # type: ignore[no-any-return]
-    if hasattr(texts, "to_list"):  # polars
-        return texts.to_list()  # type: ignore[no-any-return]
-    if hasattr(texts, "__arrow_c_stream__") or hasattr(texts, "__arrow_c_array__"):
-        try:
-            import pyarrow
-        except ImportError:
-            raise TypeError(
-                "tokenize_many reads this Arrow column through pyarrow, which "
-                "is not installed: pass a list of its texts"
-            ) from None
-        if hasattr(texts, "__arrow_c_array__"):
-            return pyarrow.array(texts).to_pylist()  # type: ignore[no-any-return]
-        column = pyarrow.chunked_array(texts)
-        if pyarrow.types.is_struct(column.type):  # a one-column table's batches
-            column = column.combine_chunks().field(0)
-        return column.to_pylist()  # type: ignore[no-any-return]
+    """The texts of a column that is neither a list nor Arrow data (which the core
+    reads itself): a numpy array, any iterable."""
     if hasattr(texts, "tolist") and hasattr(texts, "dtype"):  # numpy
         return texts.tolist()  # type: ignore[no-any-return]
     try:

@@ -239,9 +239,12 @@ def tokenize_epin(s):
 
 def tokenize_many(texts, bint epin, errors="raise"):
     """The tokens of every text of a list or tuple (None, NaN and pandas.NA: a missing
-    row), in order, as one TokenArray whose ``offsets``, ``row_offsets`` and ``rows``
-    say where each came from; see Pin.tokenize_many / Epin.tokenize_many."""
+    row) or of an Arrow string column (an object with ``__arrow_c_array__`` or
+    ``__arrow_c_stream__``: a null is a missing row), in order, as one TokenArray whose
+    ``offsets``, ``row_offsets`` and ``rows`` say where each came from; see
+    Pin.tokenize_many / Epin.tokenize_many."""
     cdef bint mark
+    cdef ArrowChunks column
     if errors == "raise":
         mark = False
     elif errors == "mark":
@@ -249,12 +252,14 @@ def tokenize_many(texts, bint epin, errors="raise"):
     else:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
     if not isinstance(texts, (list, tuple)):
-        raise TypeError(f"tokenize_many reads a list or tuple of str here, not "
-                        f"{type(texts).__name__}")
+        if hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
+            column = arrow_column(texts)  # held until the rows are read
+            return tokenize_rows(arrow_texts(column), epin, mark)
+        raise TypeError(f"tokenize_many reads a list or tuple of str or an Arrow string "
+                        f"column here, not {type(texts).__name__}")
     # Read under the list's own lock where threads run free (see parse_many).
     with cython.critical_section(texts):
-        return tokenize_rows(<const char*>PySequence_Fast_ITEMS(texts), len(texts), epin,
-                             mark, texts)
+        return tokenize_rows(list_texts(texts), epin, mark)
 
 
 cdef extern from "_pyarray.h":
@@ -444,17 +449,16 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
     return k
 
 
-cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint mark,
-                              object owner):
-    """tokenize on items base[0 .. rows - 1] (PyObject pointers of owner, a list or a
-    tuple), its tokens in one run of records; no Python object per token.  The texts
-    are read a piece at a time: the compact-ASCII ones (FEEN is ASCII) copied back to
-    back, newline between, and scanned as one text; any other str alone.  A text
-    tokenize refuses is a ParseError naming the row (``index``) and the offset
-    (``position``), or under mark one marked entry for the row, at that offset."""
+cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
+    """tokenize on each row of texts (_texts_c.pxi), its tokens in one run of records;
+    no Python object per token.  The texts are read a piece at a time: the ASCII ones
+    (FEEN is ASCII) copied back to back, newline between, and scanned as one text; any
+    other alone.  A text tokenize refuses is a ParseError naming the row (``index``)
+    and the offset (``position``), or under mark one marked entry for the row, at that
+    offset."""
     cdef Grown g
-    cdef Py_ssize_t i = 0, first, n, k = 0, used, failed, at, end, kk
-    cdef PyObject* item
+    cdef Py_ssize_t rows = texts.rows, i = 0, first, n, k = 0, used, failed, at, end, kk
+    cdef int kind
     cdef const unsigned char* p
     cdef bytes keep
     cdef RowFailure failure
@@ -479,31 +483,28 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
         # a character; each text's newline counted): growing as the texts are read
         # copied the records and offsets at each doubling.  The pages never written
         # are never faulted in.
-        for n in range(rows):
-            item = (<PyObject**>base)[n]
-            if isinstance(<object>item, str):
-                k += PyUnicode_GET_LENGTH(<str>item)
-        grow(&g, k + rows + 1)
-        k = 0
+        grow(&g, texts.length() + rows + 1)
         while i < rows:
-            if i:  # Ctrl-C stops a long column; a handler may have run Python code
+            if i:  # Ctrl-C stops a long column
                 PyErr_CheckSignals()
-                if len(owner) != rows or <const char*>PySequence_Fast_ITEMS(owner) != base:
-                    raise RuntimeError("the list changed while tokenize_many read it")
-            # A piece: compact-ASCII texts (and missing ones, empty) up to TEXT_PIECE
-            # bytes (piece_size if smaller), or one other text alone.
+                texts.check()
+            # A piece: ASCII texts (and missing ones, empty) up to TEXT_PIECE bytes
+            # (piece_size if smaller), or one other text alone.
             first, used = i, 0
             while i < rows and used < text_piece:
-                item = (<PyObject**>base)[i]
-                if isinstance(<object>item, str):
-                    if not str_is_compact_ascii(item):
-                        break
-                    n = PyUnicode_GET_LENGTH(<str>item)
-                elif is_missing(item):
+                try:
+                    kind = texts.text(i, &p, &n)
+                except (TypeError, ValueError):
+                    if i == first:
+                        raise
+                    # Rows are judged in order: the rows before this one first (a
+                    # refused one among them is the error), this one read again after.
+                    break
+                if kind == TEXT_OTHER:
+                    break
+                if kind == TEXT_MISSING:
                     missing.append(i)
                     n = 0
-                else:
-                    raise TypeError(f"item {i} is {type(<object>item).__name__}, not str")
                 if used + n + 1 > g.text_room:
                     g.text_room = 2 * (used + n + 1) + 4096
                     more = grown(g.text, g.text_room)
@@ -518,7 +519,7 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
                     g.row_start = <int64_t*>more
                 g.row_start[i - first] = used
                 if n:
-                    memcpy(g.text + used, str_data(item), n)
+                    memcpy(g.text + used, p, n)
                 g.text[used + n] = 10  # a newline: no token's byte
                 used += n + 1
                 i += 1
@@ -538,8 +539,8 @@ cdef TokenArray tokenize_rows(const char* base, Py_ssize_t rows, bint epin, bint
                     while missing and missing[-1] >= i:  # read again there
                         missing.pop()
                 continue
-            # A str that is not compact ASCII, alone (its characters narrowed to bytes).
-            s = <str>(<PyObject**>base)[i]
+            # A text that is not ASCII, alone (its characters narrowed to bytes).
+            s = texts.other_text(i)
             row_offsets[i] = k
             n = PyUnicode_GET_LENGTH(s)
             grow(&g, k + n + 1)

@@ -8,6 +8,7 @@ from array import array
 from typing import Any
 
 from ._array_py import TokenArray
+from ._arrow_py import arrow_texts
 from ._errors import ParseError, reason_text
 from ._inputs import is_missing
 from ._layout import RECORD_SIZE, record_of_code
@@ -100,13 +101,23 @@ def tokenize_epin(s: object) -> list[Any]:
 
 def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArray:
     """The tokens of every text of a list or tuple (None, NaN and pandas.NA: a missing
-    row), in order, as one TokenArray whose ``offsets``, ``row_offsets`` and ``rows``
-    say where each came from; see Pin.tokenize_many / Epin.tokenize_many."""
+    row) or of an Arrow string column (an object with ``__arrow_c_array__`` or
+    ``__arrow_c_stream__``: a null is a missing row), in order, as one TokenArray whose
+    ``offsets``, ``row_offsets`` and ``rows`` say where each came from; see
+    Pin.tokenize_many / Epin.tokenize_many."""
     if errors not in ("raise", "mark"):
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
     if not isinstance(texts, (list, tuple)):
+        kind = type(texts)
+        if hasattr(kind, "__arrow_c_array__") or hasattr(kind, "__arrow_c_stream__"):
+            rows, stopped = arrow_texts(texts)
+            result = tokenize_many(rows, epin, errors)
+            if stopped is not None:  # after the rows before it are judged, as read in order
+                raise stopped
+            return result
         raise TypeError(
-            f"tokenize_many reads a list or tuple of str here, not {type(texts).__name__}"
+            "tokenize_many reads a list or tuple of str or an Arrow string column here, "
+            f"not {type(texts).__name__}"
         )
     notation = _notation(epin)
     records = bytearray()

@@ -1,0 +1,310 @@
+# tokenize_many's input, a text a row: a list or tuple of str, or an Arrow string column
+# read in place (its bytes copied into the scan's pieces, no Python object per row).
+# Part of the compiled core (included by _core_c.pyx, after _arrow_c.pxi); the twin
+# reads an Arrow column into a list of str first (_text_py.py).
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+
+cdef enum:
+    TEXT_BYTES = 0    # ASCII bytes, copied into a piece as they are
+    TEXT_MISSING = 1  # None, NaN, pandas.NA, an Arrow null: a row without tokens
+    TEXT_OTHER = 2    # any other text: other_text() gives it as a str, read alone
+
+
+@cython.internal  # not a name of the module
+cdef class RowTexts:
+    """The rows' texts (tokenize_rows asks for the length of all first, then the rows
+    in order, going back to the row after a refused one)."""
+    cdef Py_ssize_t rows
+
+    cdef Py_ssize_t length(self) except -1:
+        """The texts' characters in all, or more: room for their tokens."""
+        return 0
+
+    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) except -1:
+        """Row i: TEXT_BYTES (p[0 .. n - 1]), TEXT_MISSING or TEXT_OTHER."""
+        return TEXT_MISSING
+
+    cdef str other_text(self, Py_ssize_t i):
+        """A TEXT_OTHER row as a str."""
+        return None
+
+    cdef int check(self) except -1:
+        """Between pieces, after pending signals ran their handlers."""
+        return 0
+
+
+@cython.internal
+@cython.final
+cdef class ListTexts(RowTexts):
+    """The items of a list or tuple, which the caller holds under its lock."""
+    cdef const char* base  # the PyObject pointers
+    cdef object owner
+
+    cdef Py_ssize_t length(self) except -1:
+        cdef Py_ssize_t i, total = 0
+        cdef PyObject* item
+        for i in range(self.rows):
+            item = (<PyObject**>self.base)[i]
+            if isinstance(<object>item, str):
+                total += PyUnicode_GET_LENGTH(<str>item)
+        return total
+
+    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) except -1:
+        cdef PyObject* item = (<PyObject**>self.base)[i]
+        if isinstance(<object>item, str):
+            if not str_is_compact_ascii(item):
+                return TEXT_OTHER
+            p[0] = <const unsigned char*>str_data(item)
+            n[0] = PyUnicode_GET_LENGTH(<str>item)
+            return TEXT_BYTES
+        if is_missing(item):
+            return TEXT_MISSING
+        raise TypeError(f"item {i} is {type(<object>item).__name__}, not str")
+
+    cdef str other_text(self, Py_ssize_t i):
+        return <str>(<PyObject**>self.base)[i]
+
+    cdef int check(self) except -1:
+        # a handler may have run Python code
+        if (len(self.owner) != self.rows
+                or <const char*>PySequence_Fast_ITEMS(self.owner) != self.base):
+            raise RuntimeError("the list changed while tokenize_many read it")
+        return 0
+
+
+cdef ListTexts list_texts(object texts):
+    cdef ListTexts source = ListTexts.__new__(ListTexts)
+    source.base = <const char*>PySequence_Fast_ITEMS(texts)
+    source.rows = len(texts)
+    source.owner = texts
+    return source
+
+
+cdef inline bint all_ascii(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    cdef uint64_t word, seen = 0
+    cdef Py_ssize_t i = 0
+    while i + 8 <= n:
+        memcpy(&word, p + i, 8)
+        seen |= word
+        i += 8
+    while i < n:
+        seen |= p[i]
+        i += 1
+    return not (seen & <uint64_t>0x8080808080808080)
+
+
+@cython.internal
+@cython.final
+cdef class ArrowTexts(RowTexts):
+    """The rows of an Arrow string column (utf8, large_utf8, string_view, each plain,
+    dictionary-encoded or a one-column table's), its chunks checked (check_chunk) and
+    held by the caller.  Each row's bytes are checked as they are read (entry_text), in
+    order, so a malformed row is a ValueError once the rows before it are read."""
+    cdef ArrowArray** chunks
+    cdef Py_ssize_t count          # chunks
+    cdef ColumnType t
+    cdef Py_ssize_t chunk          # the chunk of the last row asked
+    cdef int64_t chunk_first       # its first row
+    cdef Reader reader             # its strings (its dictionary, for dictionary columns)
+    cdef const ArrowArray* values  # its array of strings or indexes
+    cdef const ArrowArray* table   # its table row (one-column tables), else NULL
+    cdef ArrowArray child          # a table's child, moved to the table's offset
+    cdef int64_t dictionary_size
+
+    cdef int open_chunk(self, Py_ssize_t c) except -1:
+        cdef const ArrowArray* a = self.chunks[c]
+        cdef int status
+        self.chunk = c
+        self.table = NULL
+        self.values = a
+        if self.t.in_struct:  # as scan_chunk reads it
+            if a.n_children != 1 or a.children == NULL or a.children[0] == NULL:
+                raise ValueError(MALFORMED[S_BUFFERS])
+            self.child = a.children[0][0]
+            if self.child.length < a.offset + a.length:
+                raise ValueError(MALFORMED[S_BUFFERS])
+            self.child.offset += a.offset
+            self.child.length = a.length
+            self.table, self.values = a, &self.child
+        if self.t.index_size:
+            if (self.values.dictionary == NULL
+                    or (self.values.length and self.values.buffers[1] == NULL)):
+                raise ValueError(MALFORMED[S_BUFFERS])
+            self.dictionary_size = self.values.dictionary.length
+            status = open_reader(&self.reader, self.values.dictionary, self.t.layout)
+        else:
+            status = open_reader(&self.reader, self.values, self.t.layout)
+        if status != S_OK:
+            raise ValueError(MALFORMED[status])
+        return 0
+
+    cdef int row_bytes(self, Py_ssize_t i, const unsigned char** p, int64_t* n) except -1:
+        """Row i's bytes (TEXT_BYTES) or TEXT_MISSING."""
+        cdef int64_t j, index
+        cdef int status
+        if i < self.chunk_first:  # back to rows read before (after a refused row)
+            self.chunk_first = 0
+            self.open_chunk(0)
+        while i - self.chunk_first >= self.chunks[self.chunk].length:
+            self.chunk_first += self.chunks[self.chunk].length
+            self.open_chunk(self.chunk + 1)
+        j = i - self.chunk_first
+        if self.table != NULL and is_null(self.table, j):
+            return TEXT_MISSING
+        if self.t.index_size:
+            if is_null(self.values, j):
+                return TEXT_MISSING
+            index = dictionary_index(self.values, j, self.t.index_size, self.t.index_signed)
+            if index < 0 or index >= self.dictionary_size:
+                raise ValueError(MALFORMED[S_INDEX])
+            j = index
+        if self.t.layout == A_NULL or is_null(self.reader.values, j):
+            return TEXT_MISSING
+        status = entry_text(&self.reader, j, p, n)
+        if status != S_OK:
+            raise ValueError(MALFORMED[status])
+        return TEXT_BYTES
+
+    cdef Py_ssize_t length(self) except -1:
+        # The bytes of every row (at least its characters), a malformed one counted as
+        # none here: reading it in order raises.
+        cdef int64_t total = 0, n
+        cdef const unsigned char* p
+        cdef Py_ssize_t i
+        for i in range(self.rows):
+            try:
+                if self.row_bytes(i, &p, &n) == TEXT_BYTES:
+                    total += n
+            except ValueError:
+                break
+        self.chunk_first = 0
+        if self.count:
+            self.open_chunk(0)
+        return total
+
+    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) except -1:
+        cdef int64_t length
+        if self.row_bytes(i, p, &length) == TEXT_MISSING:
+            return TEXT_MISSING
+        n[0] = <Py_ssize_t>length
+        return TEXT_BYTES if all_ascii(p[0], n[0]) else TEXT_OTHER
+
+    cdef str other_text(self, Py_ssize_t i):
+        cdef const unsigned char* p
+        cdef int64_t n
+        self.row_bytes(i, &p, &n)
+        return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+
+
+@cython.internal
+@cython.final
+cdef class ArrowChunks:
+    """An Arrow column's chunks, for ArrowTexts: one array, held by its capsule; or a
+    stream's, each moved here and released with this object."""
+    cdef ArrowArray** pointers
+    cdef ArrowArray* owned         # the stream's chunks, moved
+    cdef Py_ssize_t count, room
+    cdef object capsules
+    cdef ColumnType t
+
+    def __dealloc__(self):
+        cdef Py_ssize_t c
+        if self.owned != NULL:
+            for c in range(self.count):
+                release_array(&self.owned[c])
+        free(self.owned)
+        free(self.pointers)
+
+    cdef int add(self, ArrowArray* chunk, bint move) except -1:
+        cdef void* more
+        if self.count == self.room:
+            self.room = 2 * self.room + 8
+            more = realloc(self.pointers, sizeof(ArrowArray*) * self.room)
+            if more == NULL:
+                raise MemoryError()
+            self.pointers = <ArrowArray**>more
+            if move:
+                more = realloc(self.owned, sizeof(ArrowArray) * self.room)
+                if more == NULL:
+                    raise MemoryError()
+                self.owned = <ArrowArray*>more
+        if move:  # the struct moved here (the spec's move: copied, the source released)
+            self.owned[self.count] = chunk[0]
+            chunk.release = NULL
+            self.pointers[self.count] = &self.owned[self.count]
+        else:
+            self.pointers[self.count] = chunk
+        self.count += 1
+        return 0
+
+
+cdef ArrowChunks arrow_column(object exporter):
+    """The chunks of an Arrow column (an object with __arrow_c_array__ or
+    __arrow_c_stream__), each checked as parse_many checks it; TypeError for a binary
+    column (its entries are bytes, not texts) or any other type than strings."""
+    cdef ArrowChunks column = ArrowChunks.__new__(ArrowChunks)
+    cdef ArrowSchema* schema
+    cdef ArrowArray* array
+    cdef ArrowArrayStream* stream
+    cdef ArrowSchema stream_schema_
+    cdef ArrowArray chunk
+    cdef int64_t rows = 0
+    if hasattr(type(exporter), "__arrow_c_array__"):
+        schema_capsule, array_capsule = exporter.__arrow_c_array__()
+        column.capsules = (schema_capsule, array_capsule)
+        schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
+        array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
+        column.t = texts_type(schema)
+        if array.release == NULL:
+            raise ValueError(_inputs.arrow_lie("array", "released (release is NULL)"))
+        check_chunk(array, column.t)
+        _inputs.check_fits(array.length, 8)  # a row's range: 8 bytes
+        column.add(array, False)
+        return column
+    capsule = exporter.__arrow_c_stream__()
+    column.capsules = capsule
+    stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
+    if stream.release == NULL:
+        raise ValueError(_inputs.arrow_lie("stream", "released (release is NULL)"))
+    missing = ("get_schema" if stream.get_schema == NULL else
+               "get_next" if stream.get_next == NULL else
+               "get_last_error" if stream.get_last_error == NULL else None)
+    if missing is not None:
+        raise ValueError(_inputs.arrow_lie("stream", f"{missing} is NULL"))
+    memset(&stream_schema_, 0, sizeof(stream_schema_))
+    memset(&chunk, 0, sizeof(chunk))
+    try:
+        if stream_schema(stream, &stream_schema_) != 0:
+            raise_stream_error(stream)
+        column.t = texts_type(&stream_schema_)
+        while True:
+            if stream_next(stream, &chunk) != 0:
+                raise_stream_error(stream)
+            if chunk.release == NULL:  # the end of the stream
+                return column
+            check_chunk(&chunk, column.t)
+            rows += chunk.length
+            _inputs.check_fits(rows, 8)
+            column.add(&chunk, True)
+    finally:
+        release_array(&chunk)
+        release_schema(&stream_schema_)
+
+
+cdef ColumnType texts_type(ArrowSchema* schema) except *:
+    cdef ColumnType t = column_type(schema)
+    if t.binary:
+        raise TypeError("tokenize_many reads texts (str): this Arrow column is binary")
+    return t
+
+
+cdef ArrowTexts arrow_texts(ArrowChunks column):
+    cdef ArrowTexts source = ArrowTexts.__new__(ArrowTexts)
+    cdef Py_ssize_t c
+    source.chunks, source.count, source.t = column.pointers, column.count, column.t
+    for c in range(column.count):
+        source.rows += column.pointers[c].length
+    if column.count:
+        source.open_chunk(0)
+    return source
