@@ -272,6 +272,27 @@ def test_a_malformed_arrow_row_stops_the_reading_where_it_stands(core: ModuleTyp
         core.tokenize_many(column, True, "mark")
 
 
+def test_a_dictionary_is_read_whole_before_its_rows(core: ModuleType) -> None:
+    """A dictionary column's dictionary is checked whole before its first row, as
+    parse_many reads it: an entry whose offsets go backwards is a ValueError even
+    where no row points at it.  A malformed row of a later chunk is one after the
+    chunks before it are read."""
+    words = pa.Array.from_buffers(pa.string(), 3, [
+        None, pa.py_buffer(np.array([0, 2, 1, 3], "int32")), pa.py_buffer(b"K^q")])  # fmt: skip
+    column = pa.DictionaryArray.from_arrays(pa.array([0, 0], pa.int32()), words)
+    for errors in ("raise", "mark"):
+        with pytest.raises(ValueError, match="offsets"):
+            core.tokenize_many(column, True, errors)
+    lying = pa.Array.from_buffers(pa.string(), 2, [
+        None, pa.py_buffer(np.array([0, 2, 1], "int32")), pa.py_buffer(b"KK")])  # fmt: skip
+    chunked = pa.chunked_array([pa.array(["K^^", "q"]), lying])
+    with pytest.raises(ParseError) as info:
+        core.tokenize_many(chunked, True, "raise")  # the first chunk's refused row first
+    assert info.value.index == 0
+    with pytest.raises(ValueError, match="offsets"):
+        core.tokenize_many(chunked, True, "mark")
+
+
 def test_a_pandas_index_labels_each_token_with_its_row() -> None:
     series = pd.Series(["K^/q", "8", "+P/x"], index=["a", "b", "c"])
     result = Epin.tokenize_many(series)

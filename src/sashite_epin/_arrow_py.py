@@ -455,16 +455,7 @@ def arrow_chunks(
         entries, error = _chunk_entries(array, t, epin)
         yield entries, t.binary, error
         return  # the capsules release the structs when they are collected
-    capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
-    stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
-    if not stream.release:
-        raise ValueError(arrow_lie("stream", "released (release is NULL)"))
-    for field in ("get_schema", "get_next", "get_last_error"):
-        if not getattr(stream, field):
-            raise ValueError(arrow_lie("stream", f"{field} is NULL"))
-    schema = ArrowSchema()
-    if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
-        raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+    _capsule, stream, schema = _open_stream(exporter)  # the capsule held while read
     try:
         t = column_type(schema)
         total = 0
@@ -487,6 +478,22 @@ def arrow_chunks(
     finally:
         if schema.release:
             schema.release(ctypes.byref(schema))
+
+
+def _open_stream(exporter: object) -> tuple[object, ArrowArrayStream, ArrowSchema]:
+    """An exporter's Arrow stream, checked, and its schema (the caller releases it):
+    the capsule (which releases the stream when collected), the stream, the schema."""
+    capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
+    stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
+    if not stream.release:
+        raise ValueError(arrow_lie("stream", "released (release is NULL)"))
+    for field in ("get_schema", "get_next", "get_last_error"):
+        if not getattr(stream, field):
+            raise ValueError(arrow_lie("stream", f"{field} is NULL"))
+    schema = ArrowSchema()
+    if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
+        raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+    return capsule, stream, schema
 
 
 def _stream_error(stream: ArrowArrayStream) -> str:
@@ -552,16 +559,7 @@ def _stream_chunks(
 ) -> ColumnType:
     """Every chunk of an Arrow stream, each checked, into chunks (and released, to
     release); the column's type."""
-    capsule = exporter.__arrow_c_stream__()  # type: ignore[attr-defined]
-    stream = ArrowArrayStream.from_address(_GetPointer(capsule, b"arrow_array_stream"))
-    if not stream.release:
-        raise ValueError(arrow_lie("stream", "released (release is NULL)"))
-    for field in ("get_schema", "get_next", "get_last_error"):
-        if not getattr(stream, field):
-            raise ValueError(arrow_lie("stream", f"{field} is NULL"))
-    schema = ArrowSchema()
-    if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
-        raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
+    _capsule, stream, schema = _open_stream(exporter)  # the capsule held while read
     try:
         t = _texts_type(schema)
         rows = 0

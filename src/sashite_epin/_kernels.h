@@ -196,6 +196,31 @@ static inline const unsigned char *sashite_block_at(const unsigned char *p, Py_s
     return pad + 1;
 }
 
+/* The 64-byte block of back-to-back text at b for the scan loops (scan_many's and
+ * tokenize_many's), with q[-1] .. q[71] readable: in place, or at the text's start a
+ * copy in pad (1 + 64 + 8 bytes) after a 0 byte, as nothing stands before the text. */
+static inline const unsigned char *sashite_text_block(const unsigned char *p, Py_ssize_t b,
+                                                      unsigned char *pad) {
+    if (b > 0)
+        return p + b;
+    pad[0] = 0;
+    memcpy(pad + 1, p, 64 + 8);
+    return pad + 1;
+}
+
+/* What the greedy scan refuses in a block of back-to-back text, as a mask: a '^' not
+ * right after a letter, a '\'' (EPIN's: 0 in PIN) not right after a letter or a '^',
+ * a modifier not right before a letter (after_block: the byte after the block);
+ * was_letter, was_caret: the classes of the byte before the block, as bit 0. */
+static inline uint64_t sashite_text_refused(uint64_t letter, uint64_t caret, uint64_t apostrophe,
+                                            uint64_t modifier, uint64_t was_letter,
+                                            uint64_t was_caret, unsigned char after_block) {
+    uint64_t before_letter = letter << 1 | was_letter;
+    uint64_t next_letter = (unsigned char)((after_block | 0x20) - 'a') < 26;
+    return (caret & ~before_letter) | (apostrophe & ~(before_letter | caret << 1 | was_caret))
+           | (modifier & ~(letter >> 1 | next_letter << 63));
+}
+
 /* Where the exact scanner starts when a decode loop stops at pos (a block's start, or
  * the buffer's end), from record k: back to the start of the token crossing into the
  * block (at most 4 bytes, not before *at), that token's record taken back if its

@@ -492,15 +492,12 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             # (piece_size if smaller), or one other text alone.
             first, used = i, 0
             while i < rows and used < text_piece:
-                try:
-                    kind = texts.text(i, &p, &n)
-                except (TypeError, ValueError):
-                    if i == first:
-                        raise
-                    # Rows are judged in order: the rows before this one first (a
-                    # refused one among them is the error), this one read again after.
-                    break
-                if kind == TEXT_OTHER:
+                kind = texts.text(i, &p, &n)
+                if kind == TEXT_STOP and i == first:
+                    texts.stop(i)
+                # Rows are judged in order: a row that cannot be read waits for the rows
+                # before it (a refused one among them is the error), read again after.
+                if kind == TEXT_OTHER or kind == TEXT_STOP:
                     break
                 if kind == TEXT_MISSING:
                     missing.append(i)

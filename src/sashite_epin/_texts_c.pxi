@@ -9,25 +9,31 @@ cdef enum:
     TEXT_BYTES = 0    # ASCII bytes, copied into a piece as they are
     TEXT_MISSING = 1  # None, NaN, pandas.NA, an Arrow null: a row without tokens
     TEXT_OTHER = 2    # any other text: other_text() gives it as a str, read alone
+    TEXT_STOP = 3     # a row that cannot be read: stop() raises why
 
 
 @cython.internal  # not a name of the module
 cdef class RowTexts:
     """The rows' texts (tokenize_rows asks for the length of all first, then the rows
-    in order, going back to the row after a refused one)."""
+    in order, going back to the row after a refused one).  A row that cannot be read
+    is TEXT_STOP, not an exception: the rows before it are judged first."""
     cdef Py_ssize_t rows
 
     cdef Py_ssize_t length(self) except -1:
         """The texts' characters in all, or more: room for their tokens."""
         return 0
 
-    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) except -1:
-        """Row i: TEXT_BYTES (p[0 .. n - 1]), TEXT_MISSING or TEXT_OTHER."""
+    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) noexcept:
+        """Row i: TEXT_BYTES (p[0 .. n - 1]), TEXT_MISSING, TEXT_OTHER or TEXT_STOP."""
         return TEXT_MISSING
 
     cdef str other_text(self, Py_ssize_t i):
         """A TEXT_OTHER row as a str."""
         return None
+
+    cdef int stop(self, Py_ssize_t i) except -1:
+        """Raises why row i (TEXT_STOP) cannot be read."""
+        return 0
 
     cdef int check(self) except -1:
         """Between pieces, after pending signals ran their handlers."""
@@ -50,7 +56,7 @@ cdef class ListTexts(RowTexts):
                 total += PyUnicode_GET_LENGTH(<str>item)
         return total
 
-    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) except -1:
+    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) noexcept:
         cdef PyObject* item = (<PyObject**>self.base)[i]
         if isinstance(<object>item, str):
             if not str_is_compact_ascii(item):
@@ -58,12 +64,14 @@ cdef class ListTexts(RowTexts):
             p[0] = <const unsigned char*>str_data(item)
             n[0] = PyUnicode_GET_LENGTH(<str>item)
             return TEXT_BYTES
-        if is_missing(item):
-            return TEXT_MISSING
-        raise TypeError(f"item {i} is {type(<object>item).__name__}, not str")
+        return TEXT_MISSING if is_missing(item) else TEXT_STOP
 
     cdef str other_text(self, Py_ssize_t i):
         return <str>(<PyObject**>self.base)[i]
+
+    cdef int stop(self, Py_ssize_t i) except -1:
+        raise TypeError(f"item {i} is {type(<object>(<PyObject**>self.base)[i]).__name__}, "
+                        f"not str")
 
     cdef int check(self) except -1:
         # a handler may have run Python code
@@ -99,56 +107,69 @@ cdef inline bint all_ascii(const unsigned char* p, Py_ssize_t n) noexcept nogil:
 cdef class ArrowTexts(RowTexts):
     """The rows of an Arrow string column (utf8, large_utf8, string_view, each plain,
     dictionary-encoded or a one-column table's), its chunks checked (check_chunk) and
-    held by the caller.  Each row's bytes are checked as they are read (entry_text), in
-    order, so a malformed row is a ValueError once the rows before it are read."""
+    held by the caller.  What the rows need is checked as they are read, in the twin's
+    order (_arrow_py.arrow_texts): a chunk's buffers and its whole dictionary when the
+    first row of the chunk is read, then each row's bytes (entry_text)."""
     cdef ArrowArray** chunks
     cdef Py_ssize_t count          # chunks
     cdef ColumnType t
     cdef Py_ssize_t chunk          # the chunk of the last row asked
     cdef int64_t chunk_first       # its first row
+    cdef int opened                # S_OK, or why the chunk cannot be read
     cdef Reader reader             # its strings (its dictionary, for dictionary columns)
     cdef const ArrowArray* values  # its array of strings or indexes
     cdef const ArrowArray* table   # its table row (one-column tables), else NULL
     cdef ArrowArray child          # a table's child, moved to the table's offset
     cdef int64_t dictionary_size
 
-    cdef int open_chunk(self, Py_ssize_t c) except -1:
+    cdef void open_chunk(self, Py_ssize_t c) noexcept:
         cdef const ArrowArray* a = self.chunks[c]
-        cdef int status
+        cdef const unsigned char* p
+        cdef int64_t j, n
         self.chunk = c
         self.table = NULL
         self.values = a
+        self.opened = S_OK
         if self.t.in_struct:  # as scan_chunk reads it
             if a.n_children != 1 or a.children == NULL or a.children[0] == NULL:
-                raise ValueError(MALFORMED[S_BUFFERS])
+                self.opened = S_BUFFERS
+                return
             self.child = a.children[0][0]
             if self.child.length < a.offset + a.length:
-                raise ValueError(MALFORMED[S_BUFFERS])
+                self.opened = S_BUFFERS
+                return
             self.child.offset += a.offset
             self.child.length = a.length
             self.table, self.values = a, &self.child
-        if self.t.index_size:
-            if (self.values.dictionary == NULL
-                    or (self.values.length and self.values.buffers[1] == NULL)):
-                raise ValueError(MALFORMED[S_BUFFERS])
-            self.dictionary_size = self.values.dictionary.length
-            status = open_reader(&self.reader, self.values.dictionary, self.t.layout)
-        else:
-            status = open_reader(&self.reader, self.values, self.t.layout)
-        if status != S_OK:
-            raise ValueError(MALFORMED[status])
-        return 0
+        if not self.t.index_size:
+            self.opened = open_reader(&self.reader, self.values, self.t.layout)
+            return
+        if (self.values.dictionary == NULL
+                or (self.values.length and self.values.buffers[1] == NULL)):
+            self.opened = S_BUFFERS
+            return
+        self.dictionary_size = self.values.dictionary.length
+        self.opened = open_reader(&self.reader, self.values.dictionary, self.t.layout)
+        # the dictionary's entries, all checked first (as parse_many scans them)
+        j = 0
+        while self.opened == S_OK and self.t.layout != A_NULL and j < self.dictionary_size:
+            if not is_null(self.reader.values, j):
+                self.opened = entry_text(&self.reader, j, &p, &n)
+            j += 1
 
-    cdef int row_bytes(self, Py_ssize_t i, const unsigned char** p, int64_t* n) except -1:
-        """Row i's bytes (TEXT_BYTES) or TEXT_MISSING."""
+    cdef int row_bytes(self, Py_ssize_t i, const unsigned char** p, int64_t* n) noexcept:
+        """Row i's bytes (TEXT_BYTES), TEXT_MISSING, or a status S_* (< 0)."""
         cdef int64_t j, index
-        cdef int status
         if i < self.chunk_first:  # back to rows read before (after a refused row)
             self.chunk_first = 0
             self.open_chunk(0)
-        while i - self.chunk_first >= self.chunks[self.chunk].length:
+        # A chunk that cannot be read stops the reading there, even an empty one (its
+        # dictionary is read whole first): the rows after it are never reached.
+        while self.opened == S_OK and i - self.chunk_first >= self.chunks[self.chunk].length:
             self.chunk_first += self.chunks[self.chunk].length
             self.open_chunk(self.chunk + 1)
+        if self.opened != S_OK:
+            return self.opened
         j = i - self.chunk_first
         if self.table != NULL and is_null(self.table, j):
             return TEXT_MISSING
@@ -157,36 +178,36 @@ cdef class ArrowTexts(RowTexts):
                 return TEXT_MISSING
             index = dictionary_index(self.values, j, self.t.index_size, self.t.index_signed)
             if index < 0 or index >= self.dictionary_size:
-                raise ValueError(MALFORMED[S_INDEX])
+                return S_INDEX
             j = index
         if self.t.layout == A_NULL or is_null(self.reader.values, j):
             return TEXT_MISSING
-        status = entry_text(&self.reader, j, p, n)
-        if status != S_OK:
-            raise ValueError(MALFORMED[status])
-        return TEXT_BYTES
+        index = entry_text(&self.reader, j, p, n)
+        return TEXT_BYTES if index == S_OK else <int>index
 
     cdef Py_ssize_t length(self) except -1:
-        # The bytes of every row (at least its characters), a malformed one counted as
-        # none here: reading it in order raises.
+        # The bytes of every row up to one that cannot be read (at least the rows'
+        # characters): reading that one in order raises.
         cdef int64_t total = 0, n
         cdef const unsigned char* p
         cdef Py_ssize_t i
+        cdef int kind
         for i in range(self.rows):
-            try:
-                if self.row_bytes(i, &p, &n) == TEXT_BYTES:
-                    total += n
-            except ValueError:
+            kind = self.row_bytes(i, &p, &n)
+            if kind < 0:
                 break
+            if kind == TEXT_BYTES:
+                total += n
         self.chunk_first = 0
         if self.count:
             self.open_chunk(0)
         return total
 
-    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) except -1:
+    cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) noexcept:
         cdef int64_t length
-        if self.row_bytes(i, p, &length) == TEXT_MISSING:
-            return TEXT_MISSING
+        cdef int kind = self.row_bytes(i, p, &length)
+        if kind != TEXT_BYTES:
+            return TEXT_STOP if kind < 0 else kind
         n[0] = <Py_ssize_t>length
         return TEXT_BYTES if all_ascii(p[0], n[0]) else TEXT_OTHER
 
@@ -195,6 +216,11 @@ cdef class ArrowTexts(RowTexts):
         cdef int64_t n
         self.row_bytes(i, &p, &n)
         return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+
+    cdef int stop(self, Py_ssize_t i) except -1:
+        cdef const unsigned char* p
+        cdef int64_t n
+        raise ValueError(MALFORMED[self.row_bytes(i, &p, &n)])
 
 
 @cython.internal

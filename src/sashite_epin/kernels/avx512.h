@@ -223,16 +223,10 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
     uint64_t was_letter = 0, was_caret = 0, epin_mask = epin ? ~UINT64_C(0) : 0;
     SASHITE_PREPARE_AVX512
     while (n - b >= 64 + 8) {
-        const unsigned char *q = p + b;
+        const unsigned char *q = sashite_text_block(p, b, pad);
         __m512i v, prev, next, after, flags, d, letters_c, flags_c, base;
         __mmask64 letter, caret, apostrophe, modifier, terminal, derived, modified;
-        uint64_t bad, before_letter, next_letter;
         Py_ssize_t count, t;
-        if (b == 0) { /* q[-1] must be readable: nothing stands before the text */
-            pad[0] = 0;
-            memcpy(pad + 1, p, 64 + 8);
-            q = pad + 1;
-        }
         v = _mm512_loadu_si512((const void *)q);
         prev = _mm512_loadu_si512((const void *)(q - 1));
         next = _mm512_loadu_si512((const void *)(q + 1));
@@ -242,12 +236,8 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
         caret = _mm512_cmpeq_epi8_mask(v, k512.caret);
         apostrophe = _mm512_cmpeq_epi8_mask(v, k512.apos) & epin_mask;
         modifier = _mm512_cmpeq_epi8_mask(v, k512.plus) | _mm512_cmpeq_epi8_mask(v, k512.minus);
-        before_letter = (uint64_t)letter << 1 | was_letter;
-        next_letter = (unsigned char)((q[64] | 0x20) - 'a') < 26;
-        bad = ((uint64_t)caret & ~before_letter)
-              | ((uint64_t)apostrophe & ~(before_letter | (uint64_t)caret << 1 | was_caret))
-              | ((uint64_t)modifier & ~((uint64_t)letter >> 1 | next_letter << 63));
-        if (bad)
+        if (sashite_text_refused(letter, caret, apostrophe, modifier, was_letter, was_caret,
+                                 q[64]))
             break;
         /* each letter's flags, as the AVX-512 decode block reads them */
         terminal = _mm512_cmpeq_epi8_mask(next, k512.caret);

@@ -31,21 +31,13 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_rows)(
     /* PIN has no derivation marker: a '\'' is another byte, never a flag */
     unsigned keep = epin ? 0xFFFFu : 0xFFFFu & ~(SASHITE_FLAG_DERIVED << 8);
     while (n - b >= 64 + 8) {
-        const unsigned char *q = p + b;
-        uint64_t before_letter, next_letter, letters = 0, part;
-        if (b == 0) { /* q[-1] must be readable: nothing stands before the text */
-            pad[0] = 0;
-            memcpy(pad + 1, p, 64 + 8);
-            q = pad + 1;
-        }
+        const unsigned char *q = sashite_text_block(p, b, pad);
+        uint64_t letters, part;
         SASHITE_BLOCK(q, &c, index);
         if (!epin)
             c.apostrophe = 0;
-        before_letter = c.letter << 1 | was_letter;
-        next_letter = (unsigned char)((q[64] | 0x20) - 'a') < 26;
-        if ((c.caret & ~before_letter)
-            | (c.apostrophe & ~(before_letter | c.caret << 1 | was_caret))
-            | (c.modifier & ~(c.letter >> 1 | next_letter << 63)))
+        if (sashite_text_refused(c.letter, c.caret, c.apostrophe, c.modifier, was_letter,
+                                 was_caret, q[64]))
             break;
         letters = c.letter;
         for (;;) { /* the letters of one row: all that are left, or those before the next */

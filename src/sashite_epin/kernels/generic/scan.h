@@ -25,27 +25,18 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_scan)(const unsigned char
     unsigned char pad[1 + 64 + 8];
     uint16_t index[64];
     sashite_classes c;
-    uint64_t was_letter = 0, was_caret = 0, was_modifier = 0, letters, next_letter,
-             before_letter, last_modifier;
+    uint64_t was_letter = 0, was_caret = 0, was_modifier = 0, letters, last_modifier;
     /* PIN has no derivation marker: a '\'' is another byte, never a flag */
     unsigned keep = epin ? 0xFFFFu : 0xFFFFu & ~(SASHITE_FLAG_DERIVED << 8);
     while (n - b >= 64 + 8) {
-        const unsigned char *q = p + b;
-        if (b == 0) { /* q[-1] must be readable: nothing stands before the text */
-            pad[0] = 0;
-            memcpy(pad + 1, p, 64 + 8);
-            q = pad + 1;
-        }
+        const unsigned char *q = sashite_text_block(p, b, pad);
         SASHITE_BLOCK(q, &c, index);
         if (!epin)
             c.apostrophe = 0;
-        before_letter = c.letter << 1 | was_letter;
-        next_letter = (unsigned char)((q[64] | 0x20) - 'a') < 26;
         letters = c.letter & ~was_modifier; /* a letter at 0 came with its modifier */
         last_modifier = c.modifier >> 63;
-        if ((c.caret & ~before_letter)
-            | (c.apostrophe & ~(before_letter | c.caret << 1 | was_caret))
-            | (c.modifier & ~(c.letter >> 1 | next_letter << 63))
+        if (sashite_text_refused(c.letter, c.caret, c.apostrophe, c.modifier, was_letter,
+                                 was_caret, q[64])
             || sashite_popcount64(letters) + (Py_ssize_t)last_modifier > room - k)
             break;
         if (letters) { /* the end of the block's last token, unless one follows */
