@@ -244,17 +244,23 @@ cdef class ArrowChunks:
 
     cdef int add(self, ArrowArray* chunk, bint move) except -1:
         cdef void* more
+        cdef Py_ssize_t room, c
         if self.count == self.room:
-            self.room = 2 * self.room + 8
-            more = realloc(self.pointers, sizeof(ArrowArray*) * self.room)
+            room = 2 * self.room + 8
+            more = realloc(self.pointers, sizeof(ArrowArray*) * room)
             if more == NULL:
                 raise MemoryError()
             self.pointers = <ArrowArray**>more
             if move:
-                more = realloc(self.owned, sizeof(ArrowArray) * self.room)
+                more = realloc(self.owned, sizeof(ArrowArray) * room)
                 if more == NULL:
                     raise MemoryError()
                 self.owned = <ArrowArray*>more
+                # The moved chunks may have moved with their block: point at them anew
+                # (pointers into the old block would be read after it was freed).
+                for c in range(self.count):
+                    self.pointers[c] = &self.owned[c]
+            self.room = room
         if move:  # the struct moved here (the spec's move: copied, the source released)
             self.owned[self.count] = chunk[0]
             chunk.release = NULL
