@@ -36,7 +36,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the regex oracle the tests use
 
-TARGETS = ("single", "is_valid", "bulk_list", "bulk_bytes", "scan", "arrow", "arrow_structs")
+TARGETS = (
+    "single",
+    "is_valid",
+    "bulk_list",
+    "bulk_bytes",
+    "scan",
+    "arrow",
+    "arrow_structs",
+    "lying_objects",
+)
 
 # Characters near the grammar, where the interesting inputs are: markers, letters at
 # the edges of both ranges and their neighbours, separators, NUL, look-alikes.
@@ -324,9 +333,35 @@ def make_targets():  # type: ignore[no-untyped-def]
                 assert all(n == 1 for n in released.values()), released
         assert results[:2] == results[2:], results
 
+    import lying_objects
+
+    def lying(data: bytes) -> None:
+        """Containers and items that lie (tests/lying_objects.py), the same lies made
+        afresh for each core: each bulk reader gives what the plain items give, the same
+        on both cores, and never calls a lying method."""
+        for reader in ("parse_many", "tokenize_many"):
+            results = []
+            for core in cores:
+                fdp = atheris.FuzzedDataProvider(data)
+                epin, mark = fdp.ConsumeBool(), fdp.ConsumeBool()
+                errors = "mark" if mark else "raise"
+
+                def pick(n: int, fdp: object = fdp) -> int:
+                    return fdp.ConsumeIntInRange(0, n - 1)  # type: ignore[attr-defined,no-any-return]
+
+                container, items, trap = lying_objects.hostile_input(pick)
+                got = lying_objects.outcome(getattr(core, reader), container, epin, errors)
+                assert trap.fired == 0, (reader, items)
+                plain = lying_objects.outcome(
+                    getattr(core, reader), lying_objects.plain(items), epin, errors
+                )
+                assert repr(got) == repr(plain), (reader, items, got, plain)
+                results.append(repr(got))
+            assert results[0] == results[1], (reader, results)
+
     return atheris, {"single": single, "is_valid": is_valid, "bulk_list": bulk_list,
                      "bulk_bytes": bulk_bytes, "scan": scan, "arrow": arrow,
-                     "arrow_structs": lying_structs}  # fmt: skip
+                     "arrow_structs": lying_structs, "lying_objects": lying}  # fmt: skip
 
 
 def work(target: str, libfuzzer_args: list[str]) -> None:

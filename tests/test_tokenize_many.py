@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 from conftest import CORES, optional
 
-from sashite_epin import Epin, ParseError, Pin
+from sashite_epin import Epin, ParseError, Pin, Reason
 from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS
 
 polars = optional("polars")
@@ -253,10 +253,32 @@ def test_an_arrow_column_is_read_in_place(core: ModuleType) -> None:
         core.tokenize_many(pa.array([b"K"]), True)
     with pytest.raises(TypeError, match="one column"):
         core.tokenize_many(pa.table({"a": ["K"], "b": ["q"]}), True)
-    with pytest.raises(UnicodeDecodeError):  # an Arrow utf8 column must hold UTF-8
-        core.tokenize_many(pa.Array.from_buffers(
-            pa.string(), 2, [None, pa.py_buffer(np.array([0, 1, 2], "int32")),
-                             pa.py_buffer(b"K\xff")]), True)  # fmt: skip
+
+
+def test_a_row_that_is_not_utf8_fails_where_its_text_does(core: ModuleType) -> None:
+    """An Arrow row whose bytes are not UTF-8 is judged up to its first undecodable byte
+    and fails there as parse_many fails such an entry (U+FFFD: not a letter), unless a
+    token before it failed first: a ParseError naming the row, or under mark the row's
+    marked entry; the rows around it are read as ever."""
+    rows = [b"K^/8", b"+K\xff/q", b"K^^\xff", b"\xe9\xff", b"\xc3", b"\xc3\xa9K", b"q"]
+    offsets = np.cumsum([0, *map(len, rows)]).astype("int32")
+    column = pa.Array.from_buffers(
+        pa.string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(rows))]
+    )
+    for epin in (True, False):
+        got = core.tokenize_many(column, epin, "mark")
+        assert [(e.index, e.token, e.position, e.reason) for e in got.errors()] == [
+            (1, "\ufffd", 2, Reason.NOT_A_LETTER),
+            (2, "^", 2, Reason.MULTIPLE_TERMINAL_MARKERS),
+            (3, "\ufffd", 0, Reason.NOT_A_LETTER),
+            (4, "\ufffd", 0, Reason.NOT_A_LETTER),
+        ]  # fmt: skip
+        assert [str(got[i]) for i in (0, 5, 6)] == ["K^", "K", "q"]
+        assert list(got.offsets) == [0, 2, 2, 0, 0, 1, 0]
+        with pytest.raises(ParseError) as info:
+            core.tokenize_many(column, epin, "raise")
+        assert (info.value.index, info.value.position, info.value.token) == (1, 2, "\ufffd")
+        assert info.value.reason == Reason.NOT_A_LETTER
 
 
 def test_a_malformed_arrow_row_stops_the_reading_where_it_stands(core: ModuleType) -> None:

@@ -501,11 +501,21 @@ def _stream_error(stream: ArrowArrayStream) -> str:
     return message.decode("utf-8", "replace") if message else "no message"
 
 
-def arrow_texts(exporter: object) -> tuple[list[str | None], Exception | None]:
+class NotText:
+    """An Arrow row whose bytes are not UTF-8, for tokenize_many: the text before its
+    first undecodable byte (the row fails there, as parse_many fails such an entry)."""
+
+    __slots__ = ("before",)
+
+    def __init__(self, before: str) -> None:
+        self.before = before
+
+
+def arrow_texts(exporter: object) -> tuple[list[str | NotText | None], Exception | None]:
     """tokenize_many's rows of an Arrow string column, in the compiled core's order:
     every chunk's structs checked first (a lie there raised at once), then the rows
-    read in order, each a str (None where missing).  What stops the reading (a
-    malformed entry or buffer, text that is not UTF-8) comes back with the rows read
+    read in order, each a str (None where missing, a NotText where not UTF-8).  What
+    stops the reading (a malformed entry or buffer) comes back with the rows read
     before it, to raise once those are judged."""
     chunks: list[ArrowArray] = []
     released: list[ArrowArray] = []  # a stream's chunks, ours to release
@@ -524,7 +534,7 @@ def arrow_texts(exporter: object) -> tuple[list[str | None], Exception | None]:
             chunks.append(array)
         else:
             t = _stream_chunks(exporter, chunks, released)
-        rows: list[str | None] = []
+        rows: list[str | NotText | None] = []
         for chunk in chunks:
             try:
                 entries, error = _chunk_entries(chunk, t, None)
@@ -537,7 +547,7 @@ def arrow_texts(exporter: object) -> tuple[list[str | None], Exception | None]:
                 try:
                     rows.append(entry.decode("utf-8"))
                 except UnicodeDecodeError as not_text:
-                    return rows, not_text
+                    rows.append(NotText(entry[: not_text.start].decode("utf-8")))
             if error is not None:
                 return rows, error
         return rows, None

@@ -5,9 +5,10 @@
 
 from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_Release,
                              PyObject_CheckBuffer, PyObject_GetBuffer)
-from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check
+from cpython.exc cimport PyErr_Clear, PyErr_Occurred
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_Check
 from libc.stdint cimport int64_t, uint64_t
-from libc.string cimport memchr, strcmp
+from libc.string cimport memchr
 
 import os as _os
 import sys as _sys
@@ -21,14 +22,15 @@ cdef extern from "Python.h":
     Py_ssize_t str_length "PyUnicode_GET_LENGTH"(PyObject* o)
     void* str_data "PyUnicode_DATA"(PyObject* o)
     PyObject** PySequence_Fast_ITEMS(object o)
+    Py_ssize_t PySequence_Fast_GET_SIZE(object o)
     int PyUnicode_4BYTE_KIND
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
 
 cdef extern from *:
     """
-    static inline const char* sashite_type_name(PyObject* o) { return Py_TYPE(o)->tp_name; }
+    static inline PyObject* sashite_type_of(PyObject* o) { return (PyObject*)Py_TYPE(o); }
     """
-    const char* type_name "sashite_type_name"(PyObject* o)
+    PyObject* type_of "sashite_type_of"(PyObject* o)
 
 cdef extern from "_split.h" nogil:
     uint64_t sep_mask64 "sashite_sep_mask64"(const unsigned char* p)
@@ -293,14 +295,18 @@ def parse_many(tokens, bint epin, errors="raise"):
         mark = True
     else:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    know_missing_types()  # what may run Python code, before any item is read
     if isinstance(tokens, (list, tuple)):
+        # The list's or tuple's own items and size (a subclass's __len__ or __iter__ is
+        # not asked, as CPython's own functions read them).
         # Free-threaded, other threads run beside this one and may resize the list or
         # replace its items while it is read: it is read under the list's own lock (no
         # cost with the GIL).  The lock holds as long as this thread runs no Python code,
         # and parse_objects runs none until it stops reading items (a ParseError's
         # constructor is the last thing it calls).
         with cython.critical_section(tokens):
-            return parse_objects(<const char*>PySequence_Fast_ITEMS(tokens), len(tokens),
+            return parse_objects(<const char*>PySequence_Fast_ITEMS(tokens),
+                                 PySequence_Fast_GET_SIZE(tokens),
                                  sizeof(PyObject*), 0, epin, mark, tokens)
     if isinstance(tokens, str):
         raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
@@ -343,18 +349,61 @@ cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):
     return concatenate(parts, epin)
 
 
-cdef inline bint is_missing(PyObject* item):
-    """_inputs.is_missing, running no Python code (the items must not move under us)."""
+# The types whose objects are missing values besides None and float NaN, as
+# _inputs.missing_types finds them (pandas.NA's and pandas.NaT's; numpy's float scalars
+# that are not float, missing when NaN), held here so that is_missing compares type
+# pointers only.  Looked up again when sys.modules changed size (pandas or numpy
+# imported since), before any item is read: a lookup may run Python code.
+DEF MISSING_TYPES = 8
+cdef object missing_held = ()  # the tuples below, kept alive
+cdef PyObject* missing_always[MISSING_TYPES]
+cdef PyObject* missing_nan[MISSING_TYPES]
+cdef Py_ssize_t missing_always_count = 0, missing_nan_count = 0
+cdef Py_ssize_t modules_seen = -1
+
+
+cdef int know_missing_types() except -1:
+    """Before a bulk call reads items: the missing types of the modules loaded now."""
+    global missing_held, missing_always_count, missing_nan_count, modules_seen
+    cdef Py_ssize_t seen = len(_sys.modules)
+    if seen == modules_seen:
+        return 0
+    always, nan = _inputs.missing_types()
+    always, nan = tuple(always)[:MISSING_TYPES], tuple(nan)[:MISSING_TYPES]
+    missing_held = (always, nan)
+    for i, t in enumerate(always):
+        missing_always[i] = <PyObject*>t
+    for i, t in enumerate(nan):
+        missing_nan[i] = <PyObject*>t
+    missing_always_count, missing_nan_count = len(always), len(nan)
+    modules_seen = seen
+    return 0
+
+
+cdef inline bint is_missing(PyObject* item) noexcept:
+    """_inputs.is_missing, running no Python code (the items must not move under us):
+    the type's pointer compared with those know_missing_types found, a float's value
+    read from its storage, a numpy float's by numpy's own C conversion."""
     cdef double value
+    cdef Py_ssize_t j
+    cdef PyObject* kind
     if <object>item is None:
         return True
     if PyFloat_Check(<object>item):
         value = PyFloat_AS_DOUBLE(<object>item)
         return value != value
-    if strcmp(type_name(item), b"NAType") != 0:
-        return False
-    kind = type(<object>item)
-    return type(kind) is type and kind.__module__.startswith("pandas")
+    kind = type_of(item)
+    for j in range(missing_always_count):
+        if kind == missing_always[j]:
+            return True
+    for j in range(missing_nan_count):
+        if kind == missing_nan[j]:
+            value = PyFloat_AsDouble(<object>item)
+            if value == -1.0 and PyErr_Occurred() != NULL:
+                PyErr_Clear()
+                return False
+            return value != value
+    return False
 
 
 cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t stride,
@@ -378,7 +427,7 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
             if stop:
                 PyErr_CheckSignals()
                 str_reader_forget(&reader)
-                if owner is not None and (len(owner) != count or
+                if owner is not None and (PySequence_Fast_GET_SIZE(owner) != count or
                                           <const char*>PySequence_Fast_ITEMS(owner) != base):
                     raise RuntimeError("the list changed while parse_many read it")
             stop = min(count, i + piece_entries())

@@ -16,7 +16,16 @@ from typing import Any
 from ._array_py import Rejected, TokenArray
 from ._arrow_py import arrow_chunks
 from ._errors import ParseError, reason_text
-from ._inputs import ARROW_ARRAY, ARROW_STREAM, OBJECTS, STRING_DTYPE, input_kind, is_missing
+from ._inputs import (
+    ARROW_ARRAY,
+    ARROW_STREAM,
+    OBJECTS,
+    STRING_DTYPE,
+    input_kind,
+    is_missing,
+    is_sequence,
+    own_items,
+)
 from ._lanes_py import read_lines, read_words
 from ._layout import RECORD_SIZE, all_codes, record_of_code
 from ._messages import MISSING
@@ -127,11 +136,12 @@ def parse_many(tokens: object, epin: bool, errors: str = "raise") -> TokenArray:
     if errors not in ("raise", "mark"):
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
     collector = _Collector(epin, errors == "mark")
-    if isinstance(tokens, (list, tuple)):
+    if is_sequence(tokens):
+        items = own_items(tokens)
         # A chunk at a time: the temporaries of a whole big list would be fresh memory
         # the system maps and faults in on every call (100,000 faults for 3M tokens).
-        for base in range(0, len(tokens), _CHUNK):
-            _parse_list(tokens[base : base + _CHUNK], base, collector)
+        for base in range(0, len(items), _CHUNK):
+            _parse_list(items[base : base + _CHUNK], base, collector)
         return collector.result()
     if isinstance(tokens, str):
         raise TypeError(
@@ -193,14 +203,15 @@ def _parse_list(items: Sequence[object], base: int, collector: _Collector) -> No
     if collector.fast and collector.whole(read_lines(items, collector.epin)):
         return
     known = _known(collector.epin, str)
-    kinds = list(map(type, items))
-    if kinds.count(str) == len(kinds):  # exact str: a subclass's hash and eq lie freely
+    # Types by identity (id): a metaclass's __eq__ or __hash__ may lie too.
+    kinds = set(map(id, map(type, items)))
+    if kinds == _STR:  # exact str: a subclass's hash and eq lie freely
         try:
             collector.records += b"".join(map(known.__getitem__, items))
             return
         except KeyError:
             pass
-    if set(kinds) <= _PLAIN:
+    if kinds <= _PLAIN:
         records = list(map(known.get, items))
         collector.add_known(base, records, lambda i: _text_of(items[i], base + i))
     else:
@@ -209,7 +220,8 @@ def _parse_list(items: Sequence[object], base: int, collector: _Collector) -> No
 
 # Items looked up as they are where some are not tokens: exact str, and the usual
 # missing values (a float NaN, None); anything else goes one by one.
-_PLAIN = {str, float, type(None)}
+_PLAIN = {id(str), id(float), id(type(None))}
+_STR = {id(str)}
 
 
 def _text_of(item: object, index: int) -> tuple[object, str | None]:
@@ -247,7 +259,7 @@ def _parse_arrow_chunk(
 
 def _parse_objects(items: Iterable[object], collector: _Collector, base: int = 0) -> None:
     for i, item in enumerate(items, base):
-        if isinstance(item, str):
+        if issubclass(type(item), str):  # not isinstance: __class__ may lie
             collector.add(i, item, item if type(item) is str else str.__str__(item))
         elif is_missing(item):
             collector.add(i, item, None)

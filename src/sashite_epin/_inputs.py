@@ -4,12 +4,13 @@ checks only: the reading is each core's own)."""
 from __future__ import annotations
 
 import io
+import sys
 
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Any, Final
 
 ARROW_ARRAY: Final = "arrow-array"
 ARROW_STREAM: Final = "arrow-stream"
@@ -47,14 +48,73 @@ def input_kind(tokens: object) -> str:
     return OTHER
 
 
+def own_items(items: Any) -> Any:
+    """A list's or tuple's own items, as CPython's C functions read them: an exact list
+    or tuple as it is, a subclass's storage copied (its __len__, __iter__ and
+    __getitem__, which may say anything, are not asked)."""
+    kind = type(items)
+    if kind is list or kind is tuple:
+        return items
+    if issubclass(kind, list):
+        return list.copy(items)
+    return tuple.__getitem__(items, slice(None))
+
+
+def is_sequence(items: object) -> bool:
+    """A list or tuple, subclasses included, by its type (isinstance would ask an
+    object's __class__, which may lie)."""
+    return issubclass(type(items), (list, tuple))
+
+
 def is_missing(item: object) -> bool:
-    """None, a float NaN (numpy's too) or pandas.NA: a missing value, not a wrong type."""
+    """None, a float NaN (numpy's too), pandas.NA or pandas.NaT: a missing value, not a
+    wrong type.  Types are compared by identity (not isinstance, which asks an object's
+    __class__), as the compiled core reads them without running Python code."""
     if item is None:
         return True
-    if isinstance(item, float):
-        return float.__ne__(item, item)  # NaN only; math would cost 1 ms of import
-    kind = type(item)  # pandas.NA's type, recognised without importing pandas
-    return kind.__name__ == "NAType" and str(kind.__module__).startswith("pandas")
+    kind = type(item)
+    if issubclass(kind, float):
+        return float.__ne__(item, item)  # type: ignore[operator]  # NaN only
+    always, nan = missing_types()
+    if any(kind is t for t in always):
+        return True
+    if any(kind is t for t in nan):
+        value = float(item)  # type: ignore[arg-type]  # numpy's own C conversion
+        return value != value
+    return False
+
+
+_missing_seen: list[Any] = [-1, (), ()]  # sys.modules' size when last looked, the types
+
+
+def missing_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
+    """The types whose objects are missing values besides None and float NaN, of the
+    modules loaded now (neither pandas nor numpy is imported here): pandas.NA's and
+    pandas.NaT's types (always missing), and numpy's float scalar types that are not
+    float (missing when NaN).  Looked up again when sys.modules changed size."""
+    modules = sys.modules
+    if len(modules) != _missing_seen[0]:
+        always = (
+            _type_of(modules.get("pandas._libs.missing"), "NAType"),
+            _type_of(modules.get("pandas._libs.tslibs.nattype"), "NaTType"),
+        )
+        numpy = modules.get("numpy")
+        nan = (
+            _type_of(numpy, "float16"),
+            _type_of(numpy, "float32"),
+            _type_of(numpy, "longdouble"),
+        )
+        _missing_seen[:] = (
+            len(modules),
+            tuple(t for t in always if t is not None),
+            tuple(t for t in nan if t is not None and not issubclass(t, float)),
+        )
+    return _missing_seen[1], _missing_seen[2]
+
+
+def _type_of(module: object, name: str) -> type | None:
+    kind = getattr(module, name, None) if module is not None else None
+    return kind if isinstance(kind, type) else None
 
 
 # Arrow type names for messages ("int64" for the format "l"), and what malformed Arrow

@@ -251,6 +251,7 @@ def tokenize_many(texts, bint epin, errors="raise"):
         mark = True
     else:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    know_missing_types()  # what may run Python code, before any item is read
     if not isinstance(texts, (list, tuple)):
         if hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
             column = arrow_column(texts)  # held until the rows are read
@@ -291,6 +292,13 @@ def use_arrays_in_place(bint on):
     return before
 
 
+cdef struct RowFailure:  # a text tokenize refuses: where, and why
+    Py_ssize_t at      # in the text
+    int reason
+    Py_ssize_t row     # the text, in its piece (scan_piece under mark)
+    Py_ssize_t token   # its marked entry
+
+
 cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are read
     unsigned char* records   # records_alloc's: the result takes it as it is
     int64_t* offsets         # the items of offsets_array where it is written in place
@@ -302,6 +310,8 @@ cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are r
     Py_ssize_t text_room
     int64_t* row_start       # where each text of the piece starts in it, and its end
     Py_ssize_t row_room
+    RowFailure* failures     # the piece's refused texts under mark (room: row_room)
+    Py_ssize_t failure_count
 
 
 cdef void* grown(void* p, Py_ssize_t size) noexcept nogil:
@@ -353,11 +363,6 @@ cdef Py_ssize_t scan_batches(Grown* g, Py_ssize_t k, const unsigned char* p, Py_
         if reason[0] or base >= n:
             stop[0] = base
             return k
-
-
-cdef struct RowFailure:  # a text tokenize refuses: where, and why
-    Py_ssize_t at
-    int reason
 
 
 cdef Py_ssize_t scan_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
@@ -413,7 +418,7 @@ cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t use
             return k
 
 
-cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
+cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, bint mark,
                            int64_t* row_offsets, Py_ssize_t* failed_row,
                            RowFailure* failure) noexcept nogil:
     """The texts of g.text (rows of them, each followed by a newline, which starts no
@@ -422,7 +427,9 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
     text alone is read again (its own tokens, or its own failure: the scan of the whole
     piece may stop on what only the junction made), and the scan goes on with the
     next.  Returns the new k; *failed_row >= 0 when a text failed (failure set),
-    row_offsets filled up to it."""
+    row_offsets filled up to it.  Under mark a refused text is one zero record at its
+    offset of failure, listed in g.failures, and the scan goes on in the same piece:
+    each refused text costs its own scan, not a new piece."""
     cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, at
     cdef int reason
     failed_row[0] = -1
@@ -438,8 +445,16 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
         k = scan_row(g, row_offsets[r], g.text + g.row_start[r],
                      g.row_start[r + 1] - 1 - g.row_start[r], epin, failure)
         if k < 0:
-            failed_row[0] = r
-            return row_offsets[r]
+            if not mark:
+                failed_row[0] = r
+                return row_offsets[r]
+            k = row_offsets[r]
+            memset(g.records + 5 * k, 0, 5)
+            g.offsets[k] = failure.at
+            failure.row, failure.token = r, k
+            g.failures[g.failure_count] = failure[0]
+            g.failure_count += 1
+            k += 1
         pos = g.row_start[r + 1]
         r += 1
         row_offsets[r] = k
@@ -449,16 +464,69 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin,
     return k
 
 
+cdef inline Py_ssize_t safe_cut(const unsigned char* p, Py_ssize_t c, bint epin) noexcept nogil:
+    """A place at c or up to 7 bytes before it where a text can be cut with no token
+    crossing it: a byte that continues no token (not a "^", nor EPIN's "'") and is not
+    a letter after a modifier.  Where the 8 bytes are all such, a failure lies before
+    c in any case (no token holds more than one "^" and one "'"): c."""
+    cdef Py_ssize_t i
+    cdef unsigned char kind, before
+    for i in range(c, c - 8, -1):
+        kind = byte_class[p[i]]
+        if kind == K_CARET or (epin and kind == K_APOS):
+            continue
+        before = byte_class[p[i - 1]]
+        if kind == K_LETTER and (before == K_PLUS or before == K_MINUS):
+            continue
+        return i
+    return c
+
+
+cdef Py_ssize_t scan_long_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
+                              bint epin, Py_ssize_t window, RowFailure* failure) except -2:
+    """scan_row over a text read alone (one longer than a piece, or not ASCII), window
+    bytes at a time, each window cut where no token crosses (safe_cut): the output grows
+    with the tokens found, not the text's length, and Ctrl-C stops it between windows.
+    Its tokens are appended from record k, offsets from the text's start; returns the new
+    k, or -1 with failure set (the reason judged over the whole text, as scan_row)."""
+    cdef Py_ssize_t base = 0, end, stop, last = -1, window_last, kk, j
+    cdef int reason
+    while True:
+        end = n if n - base <= window else safe_cut(p, base + window, epin)
+        grow(g, k + (end - base) + 1)
+        with nogil:
+            kk = scan_batches(g, k, p + base, end - base, epin, &stop, &reason, &window_last)
+            if base:
+                for j in range(k, kk):
+                    g.offsets[j] += base
+        if window_last >= 0:
+            last = base + window_last
+        if reason:
+            failure.at = base + stop
+            failure.reason = stop_reason(p, n, base + stop, last, epin)
+            return -1
+        k = kk
+        if end >= n:
+            return k
+        base = end
+        PyErr_CheckSignals()
+
+
+# Tokens the output has room for before the first piece: as many as the texts have
+# characters (no token is shorter), up to this; more grows by doubling as pieces ask.
+DEF RESERVED_TOKENS = 1 << 24
+
+
 cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
     """tokenize on each row of texts (_texts_c.pxi), its tokens in one run of records;
     no Python object per token.  The texts are read a piece at a time: the ASCII ones
-    (FEEN is ASCII) copied back to back, newline between, and scanned as one text; any
-    other alone.  A text tokenize refuses is a ParseError naming the row (``index``)
-    and the offset (``position``), or under mark one marked entry for the row, at that
-    offset."""
+    (FEEN is ASCII) copied back to back, newline between, and scanned as one text; a
+    longer one or any other alone, a window at a time.  A text tokenize refuses is a
+    ParseError naming the row (``index``) and the offset (``position``), or under mark
+    one marked entry for the row, at that offset."""
     cdef Grown g
-    cdef Py_ssize_t rows = texts.rows, i = 0, first, n, k = 0, used, failed, at, end, kk
-    cdef int kind
+    cdef Py_ssize_t rows = texts.rows, i = 0, first, n, k = 0, used, failed, at, end, kk, f
+    cdef int kind = TEXT_MISSING  # set by the first texts.text() of each piece
     cdef const unsigned char* p
     cdef bytes keep
     cdef RowFailure failure
@@ -468,6 +536,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
     cdef int64_t* row_offsets
     cdef void* more
     cdef Py_ssize_t text_piece = min(piece_size, TEXT_PIECE)
+    cdef Py_ssize_t window = max(text_piece, 64)
     memset(&g, 0, sizeof(g))
     missing = []
     rejected = []
@@ -479,17 +548,18 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
         row_bytes = PyBytes_FromStringAndSize(NULL, 8 * (rows + 1))
         row_offsets = <int64_t*>PyBytes_AS_STRING(row_bytes)  # new: ours alone
     try:
-        # Room for every token at once, as the pieces ask it (no token is shorter than
-        # a character; each text's newline counted): growing as the texts are read
-        # copied the records and offsets at each doubling.  The pages never written
-        # are never faulted in.
-        grow(&g, texts.length() + rows + 1)
+        # Room for the tokens at once, as the pieces ask it (no token is shorter than a
+        # character; each text's newline counted): growing as the texts are read copied
+        # the records and offsets at each doubling.  The pages never written are never
+        # faulted in; past RESERVED_TOKENS the pieces grow it (a long text with few
+        # tokens would reserve 13 bytes of address space a character).
+        grow(&g, min(texts.length() + rows + 1, RESERVED_TOKENS))
         while i < rows:
             if i:  # Ctrl-C stops a long column
                 PyErr_CheckSignals()
                 texts.check()
             # A piece: ASCII texts (and missing ones, empty) up to TEXT_PIECE bytes
-            # (piece_size if smaller), or one other text alone.
+            # (piece_size if smaller), or one other or longer text alone.
             first, used = i, 0
             while i < rows and used < text_piece:
                 kind = texts.text(i, &p, &n)
@@ -497,7 +567,8 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                     texts.stop(i)
                 # Rows are judged in order: a row that cannot be read waits for the rows
                 # before it (a refused one among them is the error), read again after.
-                if kind == TEXT_OTHER or kind == TEXT_STOP:
+                if kind == TEXT_OTHER or kind == TEXT_STOP or (kind == TEXT_BYTES
+                                                               and n > text_piece):
                     break
                 if kind == TEXT_MISSING:
                     missing.append(i)
@@ -514,6 +585,10 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                     if more == NULL:
                         raise MemoryError()
                     g.row_start = <int64_t*>more
+                    more = grown(g.failures, sizeof(RowFailure) * g.row_room)
+                    if more == NULL:
+                        raise MemoryError()
+                    g.failures = <RowFailure*>more
                 g.row_start[i - first] = used
                 if n:
                     memcpy(g.text + used, p, n)
@@ -523,34 +598,50 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             if i > first:
                 g.row_start[i - first] = used
                 grow(&g, k + used)
+                g.failure_count = 0
                 with nogil:
-                    k = scan_piece(&g, k, i - first, epin, row_offsets + first, &failed,
+                    k = scan_piece(&g, k, i - first, epin, mark, row_offsets + first, &failed,
                                    &failure)
-                if failed >= 0:
+                for f in range(g.failure_count):  # under mark: the refused texts' marks
+                    failure = g.failures[f]
+                    at = g.row_start[failure.row] + failure.at
+                    end = at + attempt_length(g.text + at,
+                                              g.row_start[failure.row + 1] - 1 - at, epin)
+                    add_mark(failure.token, failure.reason, (<bytes>g.text[at:end]).decode("ascii"),
+                             failure.at, &marked, rejected)
+                if failed >= 0:  # raised
                     at = g.row_start[failed] + failure.at
                     end = at + attempt_length(g.text + at, g.row_start[failed + 1] - 1 - at, epin)
-                    token = (<bytes>g.text[at:end]).decode("ascii")
-                    k = row_failed(&g, k, first + failed, epin, mark, &failure, token,
-                                   &marked, rejected)
-                    i = first + failed + 1  # the texts after it: the next piece
-                    while missing and missing[-1] >= i:  # read again there
-                        missing.pop()
+                    row_failed(&g, k, first + failed, epin, False, &failure,
+                               (<bytes>g.text[at:end]).decode("ascii"), &marked, rejected)
                 continue
-            # A text that is not ASCII, alone (its characters narrowed to bytes).
-            s = texts.other_text(i)
+            # A text alone: longer than a piece (read where it is: a list's str is held
+            # by owner while signals run their handlers) or not ASCII (its characters
+            # narrowed to bytes).
             row_offsets[i] = k
-            n = PyUnicode_GET_LENGTH(s)
-            grow(&g, k + n + 1)
-            keep = byte_copy(s)
-            p = text_of(s, keep)
-            with nogil:
-                kk = scan_row(&g, k, p, n, epin, &failure)
+            keep = None
+            if kind == TEXT_BYTES:
+                owner = texts.row_holder(i)
+            else:
+                try:
+                    owner = texts.other_text(i)
+                except UnicodeDecodeError as not_text:  # an Arrow row
+                    k = not_utf8(&g, k, i, epin, mark, not_text, window, &failure, &marked,
+                                 rejected)
+                    i += 1
+                    continue
+                n = PyUnicode_GET_LENGTH(owner)
+                keep = byte_copy(owner)
+                p = text_of(owner, keep)
+            kk = scan_long_row(&g, k, p, n, epin, window, &failure)
             if kk >= 0:
                 k = kk
             else:
                 end = failure.at + attempt_length(p + failure.at, n - failure.at, epin)
-                k = row_failed(&g, k, i, epin, mark, &failure, s[failure.at:end], &marked,
-                               rejected)
+                k = row_failed(&g, k, i, epin, mark, &failure,
+                               (<bytes>p[failure.at:end]).decode("latin-1")
+                               if keep is None and owner is None
+                               else owner[failure.at:end], &marked, rejected)
             i += 1
         row_offsets[rows] = k
         grow(&g, 1)  # a result of no token still has its (slack) records
@@ -574,7 +665,27 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             free(g.offsets)
         free(g.text)
         free(g.row_start)
+        free(g.failures)
         free(marked.items)
+
+
+cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
+                         object not_text, Py_ssize_t window, RowFailure* failure,
+                         MarkList* marked, list rejected) except -2:
+    """An Arrow row whose bytes are not UTF-8 (not_text, the decoder's error): judged up to
+    its first undecodable byte, then failing there as parse_many fails such an entry
+    (its U+FFFD is no letter); the row's ParseError or mark, as row_failed."""
+    cdef str before = (<bytes>not_text.object[:not_text.start]).decode("utf-8")
+    cdef bytes keep = byte_copy(before)
+    cdef const unsigned char* p = text_of(before, keep)
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(before), end
+    cdef str text = before + "\ufffd"
+    if scan_long_row(g, k, p, n, epin, window, failure) >= 0:
+        failure.at, failure.reason = n, R_NOT_A_LETTER
+        end = n + 1
+    else:
+        end = failure.at + attempt_length(p + failure.at, n - failure.at, epin)
+    return row_failed(g, k, row, epin, mark, failure, text[failure.at:end], marked, rejected)
 
 
 cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
@@ -587,10 +698,17 @@ cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bi
                           notation_of(epin), row, failure.at)
     memset(g.records + 5 * k, 0, 5)
     g.offsets[k] = failure.at
-    if mark_add(marked, k, k, 0, failure.reason) < 0:
-        raise MemoryError()
-    rejected.append((token, failure.reason, failure.at, None))
+    add_mark(k, failure.reason, token, failure.at, marked, rejected)
     return k + 1
+
+
+cdef int add_mark(Py_ssize_t k, int reason, str token, Py_ssize_t at, MarkList* marked,
+                  list rejected) except -1:
+    """Entry k marked: a text refused at offset at, for reason, token what stands there."""
+    if mark_add(marked, k, k, 0, reason) < 0:
+        raise MemoryError()
+    rejected.append((token, reason, at, None))
+    return 0
 
 
 def rows_of(row_offsets):

@@ -8,10 +8,11 @@ from array import array
 from typing import Any
 
 from ._array_py import TokenArray
-from ._arrow_py import arrow_texts
+from ._arrow_py import NotText, arrow_texts
 from ._errors import ParseError, reason_text
-from ._inputs import is_missing
+from ._inputs import is_missing, is_sequence, own_items
 from ._layout import RECORD_SIZE, record_of_code
+from ._messages import NOT_A_LETTER
 from ._objects_py import objects
 from ._scan_py import attempt, in_alphabet, scan_prefix, stray_reason
 
@@ -21,7 +22,7 @@ def _notation(epin: bool) -> str:
 
 
 def _text(s: object, epin: bool) -> str:
-    if not isinstance(s, str):
+    if not issubclass(type(s), str):  # not isinstance: an object's __class__ may lie
         raise TypeError(f"{_notation(epin)} text must be str, not {type(s).__name__}")
     return s if type(s) is str else str.__str__(s)
 
@@ -46,6 +47,16 @@ def _scan_at(text: object, pos: object, epin: bool) -> tuple[Any, int]:
 
 def _tokenize(text: object, epin: bool) -> list[Any]:
     s = _text(text, epin)
+    items, failure = _tokenize_str(s, epin)
+    if failure is not None:
+        raise _fail(s, failure[0], failure[1], epin)
+    return items
+
+
+def _tokenize_str(s: str, epin: bool) -> tuple[list[Any], tuple[int, int] | None]:
+    """tokenize over an exact str: its items, and None or where it failed and why
+    (position, reason number), without an exception (a column's invalid rows cost no
+    more than its valid ones)."""
     table = objects(epin)
     result: list[Any] = []
     i = run = 0
@@ -59,14 +70,14 @@ def _tokenize(text: object, epin: bool) -> list[Any]:
         code, length = scan_prefix(s, i, epin)
         if code < 0:
             if last >= 0 and run == i and s[i] in "^'":  # a stray marker after a token
-                raise _fail(s, i, stray_reason(s, last, i, epin), epin)
-            raise _fail(s, i, -code, epin)
+                return result, (i, stray_reason(s, last, i, epin))
+            return result, (i, -code)
         result.append(table[code])
         last = i
         i = run = i + length
     if run < len(s):
         result.append(s[run:])
-    return result
+    return result, None
 
 
 def scan_pin(s: object, pos: int = 0) -> tuple[Any, int]:
@@ -107,7 +118,7 @@ def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArra
     Pin.tokenize_many / Epin.tokenize_many."""
     if errors not in ("raise", "mark"):
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
-    if not isinstance(texts, (list, tuple)):
+    if not is_sequence(texts):
         kind = type(texts)
         if hasattr(kind, "__arrow_c_array__") or hasattr(kind, "__arrow_c_stream__"):
             rows, stopped = arrow_texts(texts)
@@ -123,27 +134,36 @@ def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArra
     records = bytearray()
     offsets, row_offsets, missing, invalid = array("q"), array("q"), array("q"), []
     rejected: list[Any] = []
-    for i, text in enumerate(texts):
+    for i, text in enumerate(own_items(texts)):
         row_offsets.append(len(offsets))
-        if not isinstance(text, str):
-            if is_missing(text):
-                missing.append(i)
-                continue
-            raise TypeError(f"item {i} is {type(text).__name__}, not str")
-        try:
-            items = _tokenize(text, epin)
-        except ParseError as error:
-            number = error.reason.value  # type: ignore[union-attr]
+        kind = type(text)
+        if kind is NotText:  # an Arrow row that is not UTF-8: judged to its first fault
+            items, failure = _tokenize_str(text.before, epin)
+            s = text.before + "\ufffd"
+            if failure is None:  # no letter, as parse_many judges that character
+                failure = (len(text.before), NOT_A_LETTER)
+        elif issubclass(kind, str):  # not isinstance: an object's __class__ may lie
+            s = text if kind is str else str.__str__(text)
+            items, failure = _tokenize_str(s, epin)
+        elif is_missing(text):
+            missing.append(i)
+            continue
+        else:
+            raise TypeError(f"item {i} is {kind.__name__}, not str")
+        if failure is not None:
+            position, number = failure
+            token = attempt(s, position, epin)
             if errors == "raise":
-                raise ParseError(error.token, error.reason, notation, i, error.position) from None
+                reason = reason_text(number, notation)
+                raise ParseError(token, reason, notation, i, position)
             invalid.append(len(offsets))
-            rejected.append((error.token, number, error.position, None))
+            rejected.append((token, number, position, None))
             records += bytes(RECORD_SIZE)
-            offsets.append(error.position or 0)
+            offsets.append(position)
             continue
         position = 0
         for item in items:
-            if isinstance(item, str):
+            if type(item) is str:
                 position += len(item)
                 continue
             records += record_of_code(item.code)

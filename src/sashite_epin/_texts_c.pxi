@@ -31,6 +31,12 @@ cdef class RowTexts:
         """A TEXT_OTHER row as a str."""
         return None
 
+    cdef object row_holder(self, Py_ssize_t i):
+        """What keeps row i's bytes (as text() gave them) where they are while Python
+        code runs (a signal handler may empty the list): None where the caller's hold
+        on the column does."""
+        return None
+
     cdef int stop(self, Py_ssize_t i) except -1:
         """Raises why row i (TEXT_STOP) cannot be read."""
         return 0
@@ -67,7 +73,14 @@ cdef class ListTexts(RowTexts):
         return TEXT_MISSING if is_missing(item) else TEXT_STOP
 
     cdef str other_text(self, Py_ssize_t i):
-        return <str>(<PyObject**>self.base)[i]
+        cdef object item = <object>(<PyObject**>self.base)[i]
+        if type(item) is str:
+            return <str>item
+        # A subclass: its characters, as an exact str (its methods are never asked)
+        return PyUnicode_Substring(item, 0, PyUnicode_GET_LENGTH(item))
+
+    cdef object row_holder(self, Py_ssize_t i):
+        return <object>(<PyObject**>self.base)[i]
 
     cdef int stop(self, Py_ssize_t i) except -1:
         raise TypeError(f"item {i} is {type(<object>(<PyObject**>self.base)[i]).__name__}, "
@@ -75,7 +88,7 @@ cdef class ListTexts(RowTexts):
 
     cdef int check(self) except -1:
         # a handler may have run Python code
-        if (len(self.owner) != self.rows
+        if (PySequence_Fast_GET_SIZE(self.owner) != self.rows
                 or <const char*>PySequence_Fast_ITEMS(self.owner) != self.base):
             raise RuntimeError("the list changed while tokenize_many read it")
         return 0
@@ -84,7 +97,7 @@ cdef class ListTexts(RowTexts):
 cdef ListTexts list_texts(object texts):
     cdef ListTexts source = ListTexts.__new__(ListTexts)
     source.base = <const char*>PySequence_Fast_ITEMS(texts)
-    source.rows = len(texts)
+    source.rows = PySequence_Fast_GET_SIZE(texts)  # the items', not a subclass's __len__
     source.owner = texts
     return source
 
