@@ -10,7 +10,15 @@ non-ASCII letters).
 from __future__ import annotations
 
 from . import _messages as reasons
-from ._layout import RANK_DIMINISHED, RANK_ENHANCED, RANK_NORMAL, compose, decompose, is_code
+from ._layout import (
+    RANK_DIMINISHED,
+    RANK_ENHANCED,
+    RANK_NORMAL,
+    all_codes,
+    compose,
+    decompose,
+    is_code,
+)
 
 # The characters a token is made of besides its letter: what tokenize does not pass over.
 MARKERS = {False: frozenset("+-^"), True: frozenset("+-^'")}
@@ -33,7 +41,26 @@ SPACES = frozenset(" \t\x0b\x0c")
 def reason_of(s: str, epin: bool, whole: bool = True) -> int:
     """The reason the non-empty ``s`` is not a token: the first rule it breaks, in the
     order Reason documents (``whole``: a whole token, whose length is checked first;
-    otherwise the attempt at a token where scanning found none)."""
+    otherwise the attempt at a token where scanning found none).  The reasons of short
+    strings are remembered: a column repeats its few wrong tokens, and judging one
+    costs twenty times looking it up."""
+    if len(s) > _REMEMBERED_LENGTH:
+        return _judge(s, epin, whole)
+    key = (s, epin, whole)
+    reason = _reasons.get(key)
+    if reason is None:
+        if len(_reasons) >= _REMEMBERED:
+            _reasons.clear()
+        reason = _reasons[key] = _judge(s, epin, whole)
+    return reason
+
+
+_REMEMBERED = 4096  # reasons at most, then forgotten all at once
+_REMEMBERED_LENGTH = 16  # characters
+_reasons: dict[tuple[str, bool, bool], int] = {}
+
+
+def _judge(s: str, epin: bool, whole: bool) -> int:
     n = len(s)
     if n == 0:
         return reasons.EMPTY
@@ -128,15 +155,24 @@ def scan(s: str, epin: bool) -> int:
 
 def scan_prefix(s: str, pos: int, epin: bool) -> tuple[int, int]:
     """Greedy scan of the token starting at ``s[pos]``: ``(code, length)``, or
-    ``(-reason, 0)``.  The longest prefix that is a whole token, found with ``scan``,
-    so it can never disagree with single-token parsing."""
+    ``(-reason, 0)``.  The longest prefix that is a whole token, looked up among the
+    tokens ``scan`` accepts, so it can never disagree with single-token parsing; the
+    reason, where none is, judged once."""
     if pos >= len(s):
         return -reasons.EMPTY, 0
+    codes = _TOKEN_CODES[epin]
     for length in range(min(len(s) - pos, 4 if epin else 3), 0, -1):
-        code = scan(s[pos : pos + length], epin)
-        if code >= 0:
+        code = codes.get(s[pos : pos + length])
+        if code is not None:
             return code, length
     return -reason_of(attempt(s, pos, epin), epin, whole=False), 0
+
+
+def _token_codes(epin: bool) -> dict[str, int]:
+    """Every token ``scan`` accepts and its code: the formatted codes, each scanned."""
+    codes = {format_code(code): code for code in all_codes(epin)}
+    assert all(scan(token, epin) == code for token, code in codes.items())
+    return codes
 
 
 def format_code(code: int) -> str:
@@ -150,3 +186,6 @@ def format_code(code: int) -> str:
         + ("^" if terminal else "")
         + ("'" if derived else "")
     )
+
+
+_TOKEN_CODES = {epin: _token_codes(epin) for epin in (False, True)}
