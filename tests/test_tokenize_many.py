@@ -88,6 +88,28 @@ def test_every_row_is_what_tokenize_gives_it(core: ModuleType, epin: bool) -> No
     assert len(whole.invalid) == 0
 
 
+@pytest.mark.parametrize("piece", [1, 17, 64, 100, 4096])
+def test_rows_longer_than_a_piece_are_read_in_windows(core: ModuleType, piece: int) -> None:
+    """A row longer than a piece is scanned alone, a window at a time, each cut where no
+    token crosses: the tokens, offsets and failures of tokenize on the whole row, whatever
+    falls at a window's edge (a modifier, a letter after one, markers, a failure)."""
+    rng = random.Random(piece)
+    texts = random_texts(rng, 200)
+    edges = ["+", "-", "^", "'", "K", "+K", "K^", "K'", "K^'", "^^", "''", "++", "é", "/"]
+    for at in range(56, 72):  # every alignment around a 64-byte window's edge
+        for edge in edges:
+            texts.append("K" * at + edge + "q^" * 40)
+            texts.append("8" * at + edge + "/" * 80)
+    texts += ["K^" * 100_000, "é" + "+q'" * 50_000, "K^^" + "8" * 10_000]
+    before = core.use_piece_size(piece)
+    try:
+        for epin in (True, False):
+            got = core.tokenize_many(texts, epin, "mark")
+            assert by_row(got, len(texts)) == [tokenize_row(core, t, epin) for t in texts]
+    finally:
+        core.use_piece_size(before)
+
+
 def test_a_refused_row_is_named_by_its_row_and_offset(core: ModuleType) -> None:
     texts = ["K^/8", "8/8", "rnb/K^^", "q"]
     with pytest.raises(ParseError) as info:
