@@ -192,7 +192,7 @@ cdef int mark_add(MarkList* lst, Py_ssize_t index, Py_ssize_t start, Py_ssize_t 
     return 0
 
 
-cdef void set_marks(TokenArray result, MarkList* lst, list rejected):
+cdef void set_marks(TokenArray result, MarkList* lst, object rejected):
     """The marked entries of a result: their indices, and for each the rejected entry
     (token, reason number, byte offset or None, line or None) a reader made of it."""
     cdef bytes data = PyBytes_FromStringAndSize(NULL, 8 * lst.count)
@@ -218,7 +218,9 @@ cdef class TokenArray:
     cdef Py_ssize_t count
     cdef bint epin
     cdef object _invalid       # array('q') of the indices of entries marked invalid, or ()
-    cdef list _rejected        # for each: (token, reason number, byte offset, line)
+    # for each: (token, reason number, byte offset, line): a list, or tokenize_many's
+    # _marks.MarkedTexts (the same as columns)
+    cdef object _rejected
     cdef object _labels        # the input's pandas Index, or None
     cdef object _layout        # tokenize_many's (offsets, row_offsets, missing rows), or None
     cdef Py_ssize_t view_shape[1]

@@ -98,12 +98,14 @@ cdef extern from "Python.h":
     void PyErr_Clear()
 
 
-cdef tuple marked_texts(list rejected):
+cdef tuple marked_texts(object rejected):
     """(reasons, missing flags, text offsets, texts) of the marked entries, in index
     order: one byte each for the first two, array('q') of count + 1 for the third, one
     bytes object for the last.  A str's UTF-8 is read where CPython keeps it, no object
     made; anything else (bytes, a str with lone surrogates, a missing value) goes
     through _marks.export_text, which says what the export holds for it."""
+    if type(rejected) is _marks.MarkedTexts:  # tokenize_many's: the columns already
+        return rejected.columns()
     cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
     cdef unsigned char* buf = <unsigned char*>malloc(room)
     cdef unsigned char* grown

@@ -70,9 +70,58 @@ def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) ->
     numpy = _numpy()
     codes = numpy.zeros(count, numpy.uint8)
     if len(invalid):
-        reasons = numpy.fromiter(map(_second, rejected), numpy.uint8, len(rejected))
+        if type(rejected) is MarkedTexts:  # the reasons are a column already
+            reasons = numpy.frombuffer(rejected._reasons, numpy.uint8)
+        else:
+            reasons = numpy.fromiter(map(_second, rejected), numpy.uint8, len(rejected))
         codes[numpy.frombuffer(invalid, numpy.int64)] = reasons
     return codes
+
+
+class MarkedTexts(Sequence):  # type: ignore[type-arg]
+    """The rejected entries (token, reason number, offset, None) of tokenize_many's
+    refused rows, kept as columns until one is asked for: the tokens' UTF-8 back to back
+    (``ends``: where each ends), one reason byte and one offset each.  A column of a
+    hundred thousand refused rows costs no Python object per row until its errors are
+    read; a pickle holds them as a list."""
+
+    __slots__ = ("_ends", "_positions", "_reasons", "_texts")
+
+    def __init__(self, texts: bytes, ends: Any, reasons: bytes, positions: Any) -> None:
+        self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
+
+    def __len__(self) -> int:
+        return len(self._reasons)
+
+    def _entry(self, k: int) -> tuple[str, int, int, None]:
+        start = self._ends[k - 1] if k else 0
+        token = self._texts[start : self._ends[k]].decode("utf-8", "surrogatepass")
+        return (token, self._reasons[k], self._positions[k], None)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return [self._entry(k) for k in range(len(self))[key]]
+        k = operator_index(key)
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError("rejected entry index out of range")
+        return self._entry(k)
+
+    def __iter__(self) -> Any:
+        return map(self._entry, range(len(self)))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
+
+    def columns(self) -> tuple[bytes, bytes, Any, bytes]:
+        """The export's columns of these entries (the compiled core's marked_texts):
+        reasons, missing flags (none), offsets of each text (count + 1), the texts."""
+        from array import array
+
+        offsets = array("q", [0])
+        offsets.extend(self._ends)
+        return self._reasons, bytes(len(self)), offsets, self._texts
 
 
 def _second(entry: tuple[object, int, object, object]) -> int:

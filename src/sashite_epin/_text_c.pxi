@@ -19,6 +19,9 @@ DEF ROWS_BATCH = 2048  # and tokenize_many: fewer calls, each ending in its scal
 # tokenize_many copies its texts a piece at a time and scans the piece: one small enough
 # to be in the core's own cache (L2) when the scan reads it, and little memory.
 DEF TEXT_PIECE = 1 << 17
+# After a refused text (under mark), the next DENSE bytes are read by the greedy scan
+# alone: a block loop set up anew at each of many close failures cost ten valid texts.
+DEF DENSE = 256
 
 
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
@@ -35,10 +38,9 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
     kernel (_kernels.h, the one parse_many reads bytes with) takes the whole blocks it
     can first, decoding each token from its letter's record index; this loop reads
     on from where it stopped."""
-    cdef Py_ssize_t k = 0, b = 0, resume = 0, at, t, used
+    cdef Py_ssize_t k = 0, b = 0, resume = 0, at, t
     cdef unsigned char tail[64 + LOOKAHEAD]
     cdef const unsigned char* q
-    cdef const ScanTables* tables
     cdef uint64_t letters, modifiers, carets, apostrophes, before_letter, bad, token_starts
     cdef uint64_t carry_letter = 0, carry_caret = 0, carry_modifier = 0, next_letter
     cdef int modified, terminal, derived, code
@@ -94,8 +96,20 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
         stop[0] = n
         return k
     # The greedy scan, from the end of the last token taken: exact, with the reason.
-    tables = scan_tables()
-    at = resume
+    return greedy_many(p, n, epin, codes, starts, room, resume, k, stop, reason)
+
+
+cdef inline Py_ssize_t greedy_many(const unsigned char* p, Py_ssize_t n, bint epin,
+                                   unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
+                                   Py_ssize_t at, Py_ssize_t k, Py_ssize_t* stop,
+                                   int* reason) noexcept nogil:
+    """scan_many's greedy scan, from at, its tokens written from k: one token at a time,
+    exact, with the reason where it stops.  Returns the new k."""
+    cdef const ScanTables* tables = scan_tables()
+    cdef Py_ssize_t used
+    cdef unsigned char kind
+    cdef int code
+    reason[0] = 0
     while at < n:
         kind = tables.byte_class[p[at]]
         if kind == K_OTHER or (kind == K_APOS and not epin):
@@ -299,6 +313,54 @@ cdef struct RowFailure:  # a text tokenize refuses: where, and why
     Py_ssize_t token   # its marked entry
 
 
+cdef struct Refusals:  # tokenize_rows' refused rows under mark, as columns until asked
+    MarkList marks        # each one's entry (index), reason, and its text in texts
+    int64_t* positions    # each one's offset in its row
+    unsigned char* texts  # what stands there (UTF-8), back to back
+    Py_ssize_t used, room, positions_room
+
+
+cdef int refuse(Refusals* r, Py_ssize_t k, int reason, const unsigned char* text,
+                Py_ssize_t length, Py_ssize_t position) noexcept nogil:
+    """Entry k marked: its row refused at position for reason, text what stands there
+    (attempt_length's bytes); no Python object until the error is asked for.  -1: out of
+    memory."""
+    cdef void* more
+    if mark_add(&r.marks, k, r.used, length, reason) < 0:
+        return -1
+    if r.marks.count > r.positions_room:
+        r.positions_room = r.marks.room
+        more = realloc(r.positions, 8 * r.positions_room)
+        if more == NULL:
+            return -1
+        r.positions = <int64_t*>more
+    r.positions[r.marks.count - 1] = position
+    if r.used + length > r.room:
+        r.room = 2 * (r.used + length) + 256
+        more = realloc(r.texts, r.room)
+        if more == NULL:
+            return -1
+        r.texts = <unsigned char*>more
+    memcpy(r.texts + r.used, text, length)
+    r.used += length
+    return 0
+
+
+cdef object refused_columns(Refusals* r):
+    """The refused rows' (token, reason, offset, None) as _marks.MarkedTexts reads them."""
+    cdef Py_ssize_t i, n = r.marks.count
+    cdef bytes ends = PyBytes_FromStringAndSize(NULL, 8 * n)
+    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
+    cdef int64_t* end = <int64_t*>PyBytes_AS_STRING(ends)  # new: ours alone
+    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
+    for i in range(n):
+        end[i] = r.marks.items[i].start + r.marks.items[i].length
+        reason[i] = <unsigned char>r.marks.items[i].reason
+    return _marks.MarkedTexts(
+        PyBytes_FromStringAndSize(<char*>r.texts, r.used), array_of_bytes("q", ends), reasons,
+        array_of_bytes("q", PyBytes_FromStringAndSize(<char*>r.positions, 8 * n)))
+
+
 cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are read
     unsigned char* records   # records_alloc's: the result takes it as it is
     int64_t* offsets         # the items of offsets_array where it is written in place
@@ -365,43 +427,33 @@ cdef Py_ssize_t scan_batches(Grown* g, Py_ssize_t k, const unsigned char* p, Py_
             return k
 
 
-cdef Py_ssize_t scan_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
-                         bint epin, RowFailure* failure) noexcept nogil:
-    """tokenize on one text p[0..n-1]: its tokens appended from record k (room for n
-    assumed), offsets from 0; returns the new k, or -1 with failure set (where, and
-    the reason by the C API's rule, the one tokenize names)."""
-    cdef Py_ssize_t stop, last
-    cdef int reason
-    k = scan_batches(g, k, p, n, epin, &stop, &reason, &last)
-    if not reason:
-        return k
-    failure.reason = stop_reason(p, n, stop, last, epin)
-    failure.at = stop
-    return -1
-
-
 cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t used,
-                          bint epin, Py_ssize_t* r, int64_t* row_offsets, Py_ssize_t* stop,
-                          int* reason) noexcept nogil:
+                          bint epin, bint greedy, Py_ssize_t* r, int64_t* row_offsets,
+                          Py_ssize_t* stop, int* reason) noexcept nogil:
     """scan_batches for scan_piece: the tokens of g.text[pos..used-1], each token's
     record, row (row_offsets, from row *r on) and offset in its row written in the same
     pass over a batch, while the batch is in cache; *stop where the scan stopped
     (relative to pos), *reason as scan_many's.  A kernel with a rows loop (_kernels.h)
     writes all three in its own block loop first; scan_many goes on from the end of the
-    last token it wrote."""
+    last token it wrote.  greedy: the greedy scan alone, which costs no set-up, where
+    failures come close together (a block loop would stop at each)."""
     cdef Py_ssize_t base = 0, found, at, j, s, row = r[0], resume
     cdef int64_t next_row, row_at
     cdef const unsigned char* p = g.text + pos
     cdef Py_ssize_t n = used - pos
-    if rows_blocks != NULL:
+    if rows_blocks != NULL and not greedy:
         k = rows_blocks(g.text, used, pos, epin, records_by_index, g.row_start, &row,
                         row_offsets, g.records, g.offsets, k, &resume)
         base = resume - pos
     next_row, row_at = g.row_start[row + 1], g.row_start[row]
     reason[0] = 0
     while True:
-        found = scan_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,
-                          reason)
+        if greedy:
+            found = greedy_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, 0, 0,
+                                &at, reason)
+        else:
+            found = scan_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,
+                              reason)
         for j in range(found):
             memcpy(g.records + 5 * (k + j), record_of[g.codes[j]], 8)
             s = pos + base + g.starts[j]  # in the piece
@@ -423,41 +475,57 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
                            RowFailure* failure) noexcept nogil:
     """The texts of g.text (rows of them, each followed by a newline, which starts no
     token and ends none, so no token crosses two texts) in one scan at the bulk speed,
-    each token then given its row and its offset in it.  Where the scan stops, that
-    text alone is read again (its own tokens, or its own failure: the scan of the whole
-    piece may stop on what only the junction made), and the scan goes on with the
-    next.  Returns the new k; *failed_row >= 0 when a text failed (failure set),
-    row_offsets filled up to it.  Under mark a refused text is one zero record at its
-    offset of failure, listed in g.failures, and the scan goes on in the same piece:
-    each refused text costs its own scan, not a new piece."""
-    cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, at
+    each token then given its row and its offset in it.  Where the scan stops, the text
+    it stopped in fails there: the scan is exact (the greedy scan names the first
+    failure, and no token or stray marker reaches across a newline), so the reason is
+    judged in that text alone without reading it again.  Returns the new k;
+    *failed_row >= 0 when a text failed (failure set), row_offsets filled up to it.
+    Under mark a refused text is one zero record at its offset of failure, listed in
+    g.failures, and the scan goes on with the next text in the same piece."""
+    cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, at, last, end
+    cdef Py_ssize_t dense_end = 0
     cdef int reason
     failed_row[0] = -1
     row_offsets[0] = k
     while pos < used:
-        k = scan_rows(g, k, pos, used, epin, &r, row_offsets, &stop, &reason)
-        if not reason:
-            break
-        at = pos + stop  # in text r or a later one: that one, read alone
+        while g.row_start[r + 1] <= pos:  # texts passed without a token hold none
+            r += 1
+            row_offsets[r] = k
+        if pos < dense_end:  # a failure close before: this text by the greedy scan
+            end = g.row_start[r + 1]
+            k = scan_rows(g, k, pos, end, epin, True, &r, row_offsets, &stop, &reason)
+            if not reason:
+                pos = end
+                continue
+        else:
+            k = scan_rows(g, k, pos, used, epin, False, &r, row_offsets, &stop, &reason)
+            if not reason:
+                break
+        at = pos + stop  # in text r or a later one
         while at >= g.row_start[r + 1]:
             r += 1
             row_offsets[r] = k
-        k = scan_row(g, row_offsets[r], g.text + g.row_start[r],
-                     g.row_start[r + 1] - 1 - g.row_start[r], epin, failure)
-        if k < 0:
-            if not mark:
-                failed_row[0] = r
-                return row_offsets[r]
-            k = row_offsets[r]
-            memset(g.records + 5 * k, 0, 5)
-            g.offsets[k] = failure.at
-            failure.row, failure.token = r, k
-            g.failures[g.failure_count] = failure[0]
-            g.failure_count += 1
-            k += 1
+        # The text's tokens before the failure are dropped; the last of them starts
+        # where its offset says (a stray marker is judged with it).
+        last = g.offsets[k - 1] if k > row_offsets[r] else -1
+        failure.at = at - g.row_start[r]
+        failure.reason = stop_reason(g.text + g.row_start[r],
+                                     g.row_start[r + 1] - 1 - g.row_start[r], failure.at,
+                                     last, epin)
+        k = row_offsets[r]
+        if not mark:
+            failed_row[0] = r
+            return k
+        memset(g.records + 5 * k, 0, 5)
+        g.offsets[k] = failure.at
+        failure.row, failure.token = r, k
+        g.failures[g.failure_count] = failure[0]
+        g.failure_count += 1
+        k += 1
         pos = g.row_start[r + 1]
         r += 1
         row_offsets[r] = k
+        dense_end = at + DENSE  # where the next failure would make failures dense
     while r < rows:  # texts after the last token hold none
         r += 1
         row_offsets[r] = k
@@ -484,11 +552,12 @@ cdef inline Py_ssize_t safe_cut(const unsigned char* p, Py_ssize_t c, bint epin)
 
 cdef Py_ssize_t scan_long_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
                               bint epin, Py_ssize_t window, RowFailure* failure) except -2:
-    """scan_row over a text read alone (one longer than a piece, or not ASCII), window
+    """tokenize over a text read alone (one longer than a piece, or not ASCII), window
     bytes at a time, each window cut where no token crosses (safe_cut): the output grows
     with the tokens found, not the text's length, and Ctrl-C stops it between windows.
     Its tokens are appended from record k, offsets from the text's start; returns the new
-    k, or -1 with failure set (the reason judged over the whole text, as scan_row)."""
+    k, or -1 with failure set (where, and the reason by the C API's rule, the one
+    tokenize names, judged over the whole text)."""
     cdef Py_ssize_t base = 0, end, stop, last = -1, window_last, kk, j
     cdef int reason
     while True:
@@ -530,7 +599,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
     cdef const unsigned char* p
     cdef bytes keep
     cdef RowFailure failure
-    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef Refusals refused
     cdef TokenArray result
     cdef bytes row_bytes = None
     cdef int64_t* row_offsets
@@ -538,8 +607,8 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
     cdef Py_ssize_t text_piece = min(piece_size, TEXT_PIECE)
     cdef Py_ssize_t window = max(text_piece, 64)
     memset(&g, 0, sizeof(g))
+    memset(&refused, 0, sizeof(refused))
     missing = []
-    rejected = []
     offsets, ranges = new_array("q"), new_array("q")
     if offsets_in_place():
         g.offsets_array = <PyObject*>offsets
@@ -607,13 +676,14 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                     at = g.row_start[failure.row] + failure.at
                     end = at + attempt_length(g.text + at,
                                               g.row_start[failure.row + 1] - 1 - at, epin)
-                    add_mark(failure.token, failure.reason, (<bytes>g.text[at:end]).decode("ascii"),
-                             failure.at, &marked, rejected)
+                    if refuse(&refused, failure.token, failure.reason, g.text + at, end - at,
+                              failure.at) < 0:
+                        raise MemoryError()
                 if failed >= 0:  # raised
                     at = g.row_start[failed] + failure.at
                     end = at + attempt_length(g.text + at, g.row_start[failed + 1] - 1 - at, epin)
                     row_failed(&g, k, first + failed, epin, False, &failure,
-                               (<bytes>g.text[at:end]).decode("ascii"), &marked, rejected)
+                               (<bytes>g.text[at:end]).decode("ascii"), &refused)
                 continue
             # A text alone: longer than a piece (read where it is: a list's str is held
             # by owner while signals run their handlers) or not ASCII (its characters
@@ -626,8 +696,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                 try:
                     owner = texts.other_text(i)
                 except UnicodeDecodeError as not_text:  # an Arrow row
-                    k = not_utf8(&g, k, i, epin, mark, not_text, window, &failure, &marked,
-                                 rejected)
+                    k = not_utf8(&g, k, i, epin, mark, not_text, window, &failure, &refused)
                     i += 1
                     continue
                 n = PyUnicode_GET_LENGTH(owner)
@@ -641,15 +710,15 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                 k = row_failed(&g, k, i, epin, mark, &failure,
                                (<bytes>p[failure.at:end]).decode("latin-1")
                                if keep is None and owner is None
-                               else owner[failure.at:end], &marked, rejected)
+                               else owner[failure.at:end], &refused)
             i += 1
         row_offsets[rows] = k
         grow(&g, 1)  # a result of no token still has its (slack) records
         result = TokenArray.__new__(TokenArray)
         result.records, result.count, result.epin = g.records, k, epin
         g.records = NULL  # the result's now
-        if marked.count:
-            set_marks(result, &marked, rejected)
+        if refused.marks.count:
+            set_marks(result, &refused.marks, refused_columns(&refused))
         if g.offsets_array != NULL:  # written in place: its length is the tokens'
             pyarray_set_size(offsets, k)
         else:
@@ -666,12 +735,14 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
         free(g.text)
         free(g.row_start)
         free(g.failures)
-        free(marked.items)
+        free(refused.marks.items)
+        free(refused.positions)
+        free(refused.texts)
 
 
 cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
                          object not_text, Py_ssize_t window, RowFailure* failure,
-                         MarkList* marked, list rejected) except -2:
+                         Refusals* refused) except -2:
     """An Arrow row whose bytes are not UTF-8 (not_text, the decoder's error): judged up to
     its first undecodable byte, then failing there as parse_many fails such an entry
     (its U+FFFD is no letter); the row's ParseError or mark, as row_failed."""
@@ -685,30 +756,24 @@ cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint
         end = n + 1
     else:
         end = failure.at + attempt_length(p + failure.at, n - failure.at, epin)
-    return row_failed(g, k, row, epin, mark, failure, text[failure.at:end], marked, rejected)
+    return row_failed(g, k, row, epin, mark, failure, text[failure.at:end], refused)
 
 
 cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
-                           const RowFailure* failure, str token, MarkList* marked,
-                           list rejected) except -2:
+                           const RowFailure* failure, str token, Refusals* refused) except -2:
     """A text tokenize refuses: ParseError (raise), or one marked entry for its row at
     k, where it failed (mark); returns the new k."""
+    cdef bytes text
     if not mark:
         raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                           notation_of(epin), row, failure.at)
     memset(g.records + 5 * k, 0, 5)
     g.offsets[k] = failure.at
-    add_mark(k, failure.reason, token, failure.at, marked, rejected)
-    return k + 1
-
-
-cdef int add_mark(Py_ssize_t k, int reason, str token, Py_ssize_t at, MarkList* marked,
-                  list rejected) except -1:
-    """Entry k marked: a text refused at offset at, for reason, token what stands there."""
-    if mark_add(marked, k, k, 0, reason) < 0:
+    text = token.encode("utf-8", "surrogatepass")
+    if refuse(refused, k, failure.reason, <const unsigned char*>PyBytes_AS_STRING(text),
+              len(text), failure.at) < 0:
         raise MemoryError()
-    rejected.append((token, reason, at, None))
-    return 0
+    return k + 1
 
 
 def rows_of(row_offsets):
