@@ -16,6 +16,7 @@ echoed raw, and cut to a readable length.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import re
@@ -230,20 +231,64 @@ def decoded(parts: list[bytes], cut: dict[int, int]) -> Lines:
     return Lines(lines, cut)
 
 
-def words_of(stream: BinaryIO) -> Iterator[bytes]:
+class Words(NamedTuple):
+    """A batch of whole words for validate --split, and where its first byte stands: its
+    line (from 1) and its column in that line (characters, from 0)."""
+
+    data: bytes
+    line: int
+    column: int
+
+
+_SEPARATOR = re.compile(b"[" + re.escape(SEPARATORS) + b"]")
+
+
+def words_of(stream: BinaryIO) -> Iterator[Words]:
     """The stream's bytes in batches that end at a separator (no token crosses two), as
-    they arrive; a run of more than LONGEST_KEPT bytes without one keeps its head."""
+    they arrive, each with the line and column it starts at, whatever the reads were; a
+    run of more than LONGEST_KEPT bytes without a separator is judged by its head (it is
+    no token), the rest of it read and counted, not held."""
     pending = b""
+    line, column = 1, 0  # where pending starts
+    rest = None  # while a long word's rest is skipped: a decoder counting its characters
     for chunk in chunks_of(stream):
+        if rest is not None:
+            found = _SEPARATOR.search(chunk)
+            if found is None:
+                column += len(rest.decode(chunk))
+                continue
+            column += len(rest.decode(chunk[: found.start()], True))
+            rest, chunk = None, chunk[found.start() :]
         data = pending + chunk
         end = max(data.rfind(separator) for separator in SEPARATORS)
         pending = data[end + 1 :]
         if end >= 0:
-            yield data[: end + 1]
-        if len(pending) > LONGEST_KEPT:
-            pending = pending[:LONGEST_KEPT]
+            batch = Words(data[: end + 1], line, column)
+            yield batch
+            line, column = after(batch)
+        if len(pending) > LONGEST_KEPT:  # never a token: judge its head, count the rest
+            yield Words(pending[:LONGEST_KEPT], line, column)
+            rest = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+            column += len(rest.decode(pending))
+            pending = b""
+    if rest is not None:
+        column += len(rest.decode(b"", True))
     if pending:
-        yield pending
+        yield Words(pending, line, column)
+
+
+def after(batch: Words) -> tuple[int, int]:
+    """The line and column right after a batch (it ends at a separator, an ASCII byte,
+    so its bytes decode alone as they do in the stream)."""
+    newlines = batch.data.count(b"\n")
+    if newlines:
+        start = batch.data.rfind(b"\n") + 1
+        return batch.line + newlines, characters(batch.data[start:])
+    return batch.line, batch.column + characters(batch.data)
+
+
+def characters(data: bytes) -> int:
+    return len(data.decode("utf-8", "surrogateescape"))
 
 
 def open_input(name: str) -> BinaryIO:
@@ -434,9 +479,9 @@ def judge_words(
 ) -> tuple[int, int]:  # fmt: skip
     """validate --split: whitespace-separated tokens, read by the bulk bytes path; a
     finding names the line and the position in it (characters, from 0)."""
-    line = 1
     total = invalid = 0
-    for data in words_of(stream):
+    for batch in words_of(stream):
+        data = batch.data
         result = kind.parse_many(data, errors="mark")
         errors = result.errors()
         total += len(result)
@@ -445,8 +490,8 @@ def judge_words(
             for error in errors:
                 at = int(error.position or 0)
                 start = data.rfind(b"\n", 0, at) + 1
-                position = len(data[start:at].decode("utf-8", "surrogateescape"))
-                number = line + int(error.line or 1) - 1
+                position = characters(data[start:at]) + (batch.column if start == 0 else 0)
+                number = batch.line + int(error.line or 1) - 1
                 raw = error.token
                 assert isinstance(raw, bytes)  # bytes input: its tokens are bytes
                 token = raw.decode("utf-8", "surrogateescape")
@@ -459,7 +504,6 @@ def judge_words(
                 else:
                     out.write(f"{shown}:{number}:{position}: {escaped(token)}: {error.reason}\n")
             out.flush()
-        line += data.count(b"\n")
     return total - invalid, invalid
 
 
