@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from functools import cache
 from itertools import islice, zip_longest
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -65,10 +66,9 @@ def run(command: list[str], args: list[str], data: bytes, source: str, tmp_path:
     return status, out
 
 
-def feed(stdin: object, data: bytes, pieces: bool) -> None:
+def feed(stdin: IO[bytes], data: bytes, pieces: bool) -> None:
     """Write data to the child, in pieces of random sizes with pauses when asked (so its
     reads end at places no one chose)."""
-    assert hasattr(stdin, "write") and hasattr(stdin, "close")
     rng = random.Random(len(data))
     at = 0
     try:
@@ -76,7 +76,7 @@ def feed(stdin: object, data: bytes, pieces: bool) -> None:
             size = rng.choice([1, 2, 3, 7, 100, 4099, 65537, 300_001]) if pieces else CHUNK
             stdin.write(data[at : at + size])
             if pieces:
-                stdin.flush()  # type: ignore[attr-defined]
+                stdin.flush()
                 if rng.random() < 0.05:
                     time.sleep(0.002)
             at += size
@@ -138,6 +138,8 @@ def long_lines() -> bytes:
         first,  # tokens cut by the reads' ends, every way
         "/^" + UNIT * 16_500,  # fails at once, judged with the MiB after it
         UNIT * 17_000 + "K^^" + UNIT * 3 + "\r",  # fails past a read: the tokens before
+        # markers after a token judged with it, the last ones reads later
+        "K^" + "^" * 300_000 + "''" + UNIT,
         "-",  # a lone modifier at the end of the input, no final newline
     ]
     return "\n".join(lines).encode()
