@@ -334,6 +334,7 @@ def test_tokenize_prints_tokens_with_positions() -> None:
         "1:9\t-r",
         "1:15\tP",
         "1:16\tB",
+        "2:0\tK^",  # the tokens before a failure are written, then the finding
         "2:2: '^': multiple terminal markers (only one marker is allowed)",
     ]
     first = json.loads(cli("tokenize", "--json", "-", stdin="2+P'\n").stdout)

@@ -16,6 +16,8 @@ echoed raw, and cut to a readable length.
 from __future__ import annotations
 
 import argparse
+import bisect
+import codecs
 import json
 import os
 import re
@@ -23,7 +25,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO, NamedTuple, TextIO
 
-from . import IMPLEMENTATION, Epin, ParseError, Pin, __version__
+from . import IMPLEMENTATION, Epin, ParseError, Pin, TokenArray, __version__
 
 DEMO_TOKENS = (
     # chess, shōgi, xiangqi, makruk, and a cross-style match (native vs derived)
@@ -55,6 +57,7 @@ STDIN_NAME = "(standard input)"  # as grep names it
 SHOWN = 40  # characters of a token a finding shows
 CHUNK = 1 << 20  # bytes read at a time at most (a pipe or a terminal gives what it has)
 LONGEST_KEPT = 1 << 20  # a longer line is judged by its first MiB (no token is that long)
+PIECE = 1 << 16  # characters of a text tokenize scans at a time: its output stays small
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which Windows editors write first
 SEPARATORS = b" \t\n\r\x0b\x0c"  # bytes.split()'s whitespace: what --split reads between
 
@@ -230,20 +233,87 @@ def decoded(parts: list[bytes], cut: dict[int, int]) -> Lines:
     return Lines(lines, cut)
 
 
-def words_of(stream: BinaryIO) -> Iterator[bytes]:
+class Words(NamedTuple):
+    """A batch of whole words for validate --split, and where its first byte stands: its
+    line (from 1) and its column in that line (characters, from 0)."""
+
+    data: bytes
+    line: int
+    column: int
+
+
+_SEPARATOR = re.compile(b"[" + re.escape(SEPARATORS) + b"]")
+
+
+def words_of(stream: BinaryIO) -> Iterator[Words]:
     """The stream's bytes in batches that end at a separator (no token crosses two), as
-    they arrive; a run of more than LONGEST_KEPT bytes without one keeps its head."""
+    they arrive, each with the line and column it starts at, whatever the reads were; a
+    run of more than LONGEST_KEPT bytes without a separator is judged by its head (it is
+    no token), the rest of it read and counted, not held."""
     pending = b""
+    line, column = 1, 0  # where pending starts
+    rest = None  # while a long word's rest is skipped: a decoder counting its characters
     for chunk in chunks_of(stream):
+        if rest is not None:
+            found = _SEPARATOR.search(chunk)
+            if found is None:
+                column += len(rest.decode(chunk))
+                continue
+            column += len(rest.decode(chunk[: found.start()], True))
+            rest, chunk = None, chunk[found.start() :]
         data = pending + chunk
         end = max(data.rfind(separator) for separator in SEPARATORS)
         pending = data[end + 1 :]
         if end >= 0:
-            yield data[: end + 1]
-        if len(pending) > LONGEST_KEPT:
-            pending = pending[:LONGEST_KEPT]
+            batch = Words(data[: end + 1], line, column)
+            yield batch
+            line, column = after(batch)
+        if len(pending) > LONGEST_KEPT:  # never a token: judge its head, count the rest
+            yield Words(pending[:LONGEST_KEPT], line, column)
+            rest = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+            column += len(rest.decode(pending))
+            pending = b""
+    if rest is not None:
+        column += len(rest.decode(b"", True))
     if pending:
-        yield pending
+        yield Words(pending, line, column)
+
+
+def after(batch: Words) -> tuple[int, int]:
+    """The line and column right after a batch (it ends at a separator, an ASCII byte,
+    so its bytes decode alone as they do in the stream)."""
+    newlines = batch.data.count(b"\n")
+    if newlines:
+        start = batch.data.rfind(b"\n") + 1
+        return batch.line + newlines, characters(batch.data[start:])
+    return batch.line, batch.column + characters(batch.data)
+
+
+def characters(data: bytes) -> int:
+    return len(data.decode("utf-8", "surrogateescape"))
+
+
+def pieces_of(stream: BinaryIO) -> Iterator[list[tuple[str, bool]]]:
+    """Each read's text as pieces of lines, ``(text, ends)``, ``ends`` true on a line's
+    last piece, whatever the line's length: split on "\\n" only, one final "\\r"
+    removed, decoded as UTF-8 with surrogate escapes.  A read's end may cut a line (and a
+    character: the decoder keeps its first bytes for the next read); a "\\r" there is
+    kept back, since the line may end right after it."""
+    decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
+    kept = ""  # a "\r" kept back from the end of the last read
+    open_line = False  # whether the last read left a line begun
+    for chunk in chunks_of(stream):
+        *whole, last = (kept + decode(chunk)).split("\n")
+        batch = [(line[:-1] if line.endswith("\r") else line, True) for line in whole]
+        kept = "\r" if last.endswith("\r") else ""
+        if len(last) > len(kept):
+            batch.append((last[: len(last) - len(kept)], False))
+        open_line = bool(last) or (open_line and not whole)
+        if batch:
+            yield batch
+    last = kept + decode(b"", True)
+    if last or open_line:
+        yield [(last[:-1] if last.endswith("\r") else last, True)]
 
 
 def open_input(name: str) -> BinaryIO:
@@ -434,9 +504,9 @@ def judge_words(
 ) -> tuple[int, int]:  # fmt: skip
     """validate --split: whitespace-separated tokens, read by the bulk bytes path; a
     finding names the line and the position in it (characters, from 0)."""
-    line = 1
     total = invalid = 0
-    for data in words_of(stream):
+    for batch in words_of(stream):
+        data = batch.data
         result = kind.parse_many(data, errors="mark")
         errors = result.errors()
         total += len(result)
@@ -445,8 +515,8 @@ def judge_words(
             for error in errors:
                 at = int(error.position or 0)
                 start = data.rfind(b"\n", 0, at) + 1
-                position = len(data[start:at].decode("utf-8", "surrogateescape"))
-                number = line + int(error.line or 1) - 1
+                position = characters(data[start:at]) + (batch.column if start == 0 else 0)
+                number = batch.line + int(error.line or 1) - 1
                 raw = error.token
                 assert isinstance(raw, bytes)  # bytes input: its tokens are bytes
                 token = raw.decode("utf-8", "surrogateescape")
@@ -459,41 +529,178 @@ def judge_words(
                 else:
                     out.write(f"{shown}:{number}:{position}: {escaped(token)}: {error.reason}\n")
             out.flush()
-        line += data.count(b"\n")
     return total - invalid, invalid
 
 
 def tokenize_command(args: argparse.Namespace, out: Output) -> int:
-    """The tokens of back-to-back text (FEEN) with their positions, one per line."""
-    kind = Pin if args.pin else Epin
+    """The tokens of back-to-back text (FEEN) with their positions, one per line; a text
+    of any length, read in pieces."""
     status = 0
-    for source, text in texts_of(args.texts, args.file, out):
-        try:
-            items = kind.tokenize(text)
-        except ParseError as exc:
-            status = 1
-            position = exc.position or 0
-            token = text[position:]
-            if args.json:
-                finding = {**source.fields(), "position": position, **json_token(token[:SHOWN]),
-                           "reason": str(exc.reason)}  # fmt: skip
-                out.write(json.dumps(finding) + "\n")
-            else:
-                out.write(f"{source.prefix()}{position}: {escaped(token)}: {exc.reason}\n")
-            continue
-        position = 0
-        for item in items:
-            if isinstance(item, str):
-                position += len(item)
-                continue
-            written = str(item)
-            if args.json:
-                found = {**source.fields(), "position": position, **describe(item)}
-                out.write(json.dumps(found) + "\n")
-            else:
-                out.write(f"{source.prefix()}{position}\t{written}\n")
-            position += len(written)
+    text: Tokens | None = None
+    described: dict[str, str] = {}  # --json: each token's fields, written once
+    for source, piece, ends in pieces_from(args.texts, args.file, out):
+        if text is None:
+            text = Tokens(Pin if args.pin else Epin, source, args.json, described, out)
+        text.add(piece, ends)
+        if ends:
+            status = max(status, text.status)
+            text = None
     return status
+
+
+def pieces_from(
+    arguments: list[str], files: list[str], out: Output
+) -> Iterator[tuple[Source, str, bool]]:
+    """texts_of's texts, each as pieces ``(source, piece, ends)``: an argument whole, a
+    line of standard input or of a --file as its reads cut it; the output flushed after
+    each read, so a pipe or a terminal gets each answer as its line arrives."""
+    for number, argument in enumerate(arguments, 1):
+        if argument == "-":
+            yield from line_pieces_from("-", out)
+        else:
+            yield Source(number, None, None), argument, True
+    for name in files:
+        yield from line_pieces_from(name, out)
+
+
+def line_pieces_from(name: str, out: Output) -> Iterator[tuple[Source, str, bool]]:
+    stream = open_input(name)
+    shown, line = shown_name(name), 1
+    try:
+        for batch in pieces_of(stream):
+            for piece, ends in batch:
+                yield Source(None, shown, line), piece, ends
+                line += ends
+            out.flush()
+    except OSError as exc:  # a failed read (a failed write is an OutputError)
+        if isinstance(exc, BrokenPipeError):
+            raise  # our output, not this input: main() ends quietly
+        raise UsageError(f"{shown}: {exc.strerror or exc}") from None
+    finally:
+        if name != "-":
+            stream.close()
+
+
+def placed(found: TokenArray) -> tuple[list[str], Sequence[int]]:
+    """A tokenize_many result's tokens and their offsets in the text."""
+    offsets = found.offsets
+    assert offsets is not None  # tokenize_many's results have them
+    return found.tokens(), offsets
+
+
+class Tokens:
+    """tokenize's output for one text given in pieces: its tokens written as they are
+    found, up to the first token character that starts no token (then its finding).
+
+    The library scans; this only chooses where a piece may be cut.  What a piece's end
+    may change is kept for the next piece: the last token when it ends the piece (a
+    "^" or "'" after it would belong to it, or be judged with it), and from a failure
+    near the end (the failure may vanish: "+" then "K").  Everything before is exactly
+    what tokenizing the whole text gives, so the memory held is a piece's.
+    """
+
+    # Characters after a failure that make sure the piece's end did not cause it: a
+    # token is at most 4 characters, and scanning judges at most 8 where none starts.
+    # A PIECE is longer by more than a token, so a failure near its end still moves on.
+    MARGIN = 64
+
+    def __init__(self, kind: type[Pin] | type[Epin], source: Source, as_json: bool,
+                 described: dict[str, str], out: Output) -> None:  # fmt: skip
+        self.kind, self.source, self.as_json, self.out = kind, source, as_json, out
+        self.described = described  # --json: a token's fields after its position
+        self.held = ""  # the text not written yet
+        self.base = 0  # the position of held[0] in the text
+        self.status = 0  # 1 once a token character started no token: the rest is skipped
+        if as_json:  # json.dumps of the fields, built from parts that do not change
+            self.head = json.dumps({**source.fields(), "position": 0})[:-2]
+        else:
+            self.head = source.prefix()
+
+    def add(self, piece: str, ends: bool) -> None:
+        """The text's next piece; ``ends`` when it is the last."""
+        if self.status:
+            return
+        held = self.held + piece
+        start = 0  # where in held the next scan starts
+        while start < len(held) or ends:
+            done = self.scan(held, start, ends)
+            if done is None:
+                return  # the finding is written
+            if done == start:
+                break  # the rest waits for the next piece
+            start = done
+            if start == len(held) and ends:
+                break
+        self.base += start
+        self.held = held[start:]
+
+    def scan(self, held: str, start: int, ends: bool) -> int | None:
+        """Write the tokens of ``held[start:]`` that no later character can change, a
+        piece at most; returns where they end in held (None once the finding is out)."""
+        text = held[start : start + PIECE]
+        whole = start + len(text) == len(held)  # the piece holds all that is here
+        try:
+            found = self.kind.tokenize_many([text])
+        except ParseError as exc:
+            at = int(exc.position or 0)
+            # A failure far enough from the piece's end is the text's too; what stands
+            # there is judged with what follows, up to LONGEST_KEPT characters.
+            certain = (whole and ends) or at + self.MARGIN < len(text)
+            if certain and (ends or len(held) - (start + at) >= LONGEST_KEPT):
+                self.fail(held, start, start + at)
+                return None
+            # Wait: the next piece may complete what stands at the failure, or judge it.
+            tokens, offsets = self.tokens_of(text[:at])
+            done = at
+            if tokens and offsets[-1] + len(tokens[-1]) == at:
+                done = offsets[-1]  # a "^" or "'" right after a token is judged with it
+        else:
+            tokens, offsets = placed(found)
+            done = len(text)
+            if not (whole and ends) and tokens and offsets[-1] + len(tokens[-1]) == done:
+                done = offsets[-1]  # the next piece may extend it, or start with a marker
+        self.write(tokens, offsets, start, done)
+        return start + done
+
+    def tokens_of(self, text: str) -> tuple[list[str], Sequence[int]]:
+        return placed(self.kind.tokenize_many([text]))
+
+    def write(self, tokens: list[str], offsets: Sequence[int], start: int, end: int) -> None:
+        """Write the tokens at offsets before ``end``, offsets counted from held[start]."""
+        count = bisect.bisect_left(offsets, end)
+        pairs = zip(offsets[:count], tokens[:count], strict=True)
+        base, head = self.base + start, self.head
+        if self.as_json:
+            described = self.described
+            for token in set(tokens[:count]) - described.keys():
+                described[token] = ", " + json.dumps(describe(self.kind.parse(token)))[1:]
+            lines = [f"{head}{base + at}{described[token]}\n" for at, token in pairs]
+        else:
+            lines = [f"{head}{base + at}\t{token}\n" for at, token in pairs]
+        self.out.write("".join(lines))
+
+    def fail(self, held: str, start: int, at: int) -> None:
+        """The finding where no token starts, at held[at]: what stands there judged by
+        the library with the text up to LONGEST_KEPT characters past it (a run of markers
+        longer than that is judged by its head), the tokens before it written first."""
+        judged = held[start : at + LONGEST_KEPT]
+        try:
+            self.kind.tokenize(judged)
+        except ParseError as exc:
+            position, reason = int(exc.position or 0), exc.reason
+        else:  # cannot be: the failure at `at` was read with enough text after it
+            raise AssertionError(f"no failure at {self.base + at}")
+        tokens, offsets = self.tokens_of(judged[:position])
+        self.write(tokens, offsets, start, position)
+        token = judged[position:]
+        position += self.base + start
+        self.status = 1
+        if self.as_json:
+            finding = {**self.source.fields(), "position": position,
+                       **json_token(token[:SHOWN]), "reason": str(reason)}  # fmt: skip
+            self.out.write(json.dumps(finding) + "\n")
+        else:
+            self.out.write(f"{self.source.prefix()}{position}: {escaped(token)}: {reason}\n")
 
 
 def bench_command(args: argparse.Namespace, out: Output) -> int:
