@@ -125,7 +125,8 @@ PARSE_MANY_DOC = """Parse many {notation} tokens at once into a TokenArray (reco
   by runs of ASCII whitespace, as ``bytes.split()`` splits.
 
 Missing values (None, NaN, pandas.NA, Arrow nulls) are invalid entries with the
-reason "missing value"; any other non-str item is a TypeError naming its index.
+reason "missing value"; any other non-str item is a TypeError naming its index, a
+column whose dtype holds no strings (a pandas int64 Series) a TypeError naming it.
 ``errors="raise"``: the first invalid entry raises ParseError with ``.index``
 (and for bytes input ``.position``, its byte offset, and ``.line``);
 ``errors="mark"``: invalid entries are kept as zero records (``None`` when

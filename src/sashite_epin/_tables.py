@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._core import core
 from ._errors import ParseError
+from ._inputs import check_strings
 from ._marks import label_of
 
 # typing is not imported at run time (it costs more than the rest of the import):
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 def parse_many(tokens: object, epin: bool, errors: str) -> TokenArray:
     """The core's parse_many, with pandas objects unwrapped and their labels kept."""
     if not type(tokens).__module__.startswith("pandas"):
-        return core.parse_many(tokens, epin, errors)
-    data, labels = unwrap(tokens)
+        return core.parse_many(tokens, epin, errors)  # input_kind checks the dtype
+    data, labels = unwrap(tokens, "parse_many")
     try:
         if type(data) is Categories:
             result = data.parse(epin, errors)
@@ -52,15 +53,19 @@ def labelled(error: ParseError, labels: Any) -> ParseError:
     )
 
 
-def unwrap(tokens: Any) -> tuple[object, Any]:
-    """What the cores read of a pandas object, and its labels (None for an array)."""
+def unwrap(tokens: Any, caller: str) -> tuple[object, Any]:
+    """What the cores read of a pandas object, and its labels (None for an array); a
+    column of anything but strings is refused by its dtype (caller: the function
+    called, named in the TypeError)."""
     import pandas  # already imported: tokens comes from it
 
     if isinstance(tokens, pandas.DataFrame):
-        tokens = one_column(tokens, "parse_many")
+        tokens = one_column(tokens, caller)
     if isinstance(tokens, (pandas.Series, pandas.Index)):
+        check_strings(tokens, caller)
         return column(tokens.array, pandas), labels_of(tokens, pandas)
     if isinstance(tokens, pandas.api.extensions.ExtensionArray):
+        check_strings(tokens, caller)
         return column(tokens, pandas), None
     return tokens, None
 
@@ -137,6 +142,7 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
 
         if isinstance(texts, pandas.DataFrame):
             texts = one_column(texts, "tokenize_many")
+        check_strings(texts, "tokenize_many")
         labels = labels_of(texts, pandas)
         if isinstance(texts.array, pandas.arrays.ArrowStringArray):  # type: ignore[attr-defined]
             rows = texts  # Arrow data: read in place through its Arrow stream
@@ -145,8 +151,10 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
             # slower for pandas' str dtype.
             rows = texts.tolist()  # type: ignore[attr-defined]
     elif hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
+        check_strings(texts, "tokenize_many")
         rows = texts  # an Arrow column (pyarrow, polars, DuckDB, nanoarrow): read in place
     else:
+        check_strings(texts, "tokenize_many")
         rows = texts_of(texts)
     try:
         result = core.tokenize_many(rows, epin, errors)
