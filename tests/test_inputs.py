@@ -1,6 +1,7 @@
-"""What the bulk functions refuse, the same on both cores: a column of anything but
-strings is a TypeError naming its kind, its dtype and what is read, and every error
-names the function that was called."""
+"""What the bulk functions take and refuse, the same on both cores: tokenize_many reads
+every container of texts parse_many reads (a pandas one with the labels parse_many
+gives it), a column of anything but strings is a TypeError naming its kind, its dtype
+and what is read, and every error names the function that was called."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pyarrow as pa
 import pytest
 from conftest import optional
 
-from sashite_epin import Epin
+from sashite_epin import Epin, ParseError, Pin
 from sashite_epin._corpora import PLACEMENTS
 
 polars = optional("polars")
@@ -27,6 +28,128 @@ TEXTS: list[object] = [
 ]  # fmt: skip
 STRS = [t for t in TEXTS if isinstance(t, str)]
 LABELS = list("abcdefghi")
+
+
+def as_list(texts: list[object]) -> list[object]:
+    """The texts as tokenize_many's plainest input: every missing value None."""
+    return [t if isinstance(t, str) else None for t in texts]
+
+
+def same_tokens(got: object, want: object) -> None:
+    """The same tokens, from the same rows at the same offsets, the same missing rows."""
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    for field in ("offsets", "row_offsets", "missing_rows"):
+        assert list(getattr(got, field)) == list(getattr(want, field)), field
+
+
+def duckdb_texts(texts: list[object]) -> object:
+    quoted = ["NULL" if t is None else "'" + str(t).replace("'", "''") + "'" for t in texts]
+    rows = ", ".join(f"({text})" for text in quoted)
+    return duckdb.sql(f"select * from (values {rows}) as t(placement)")
+
+
+def series(dtype: object, texts: list[object] = TEXTS) -> pd.Series:
+    return pd.Series(texts, index=LABELS, dtype=dtype)
+
+
+# Every container of texts parse_many reads, built from TEXTS (STRS where it cannot
+# hold a missing value), with a non-default index where it has one.
+CONTAINERS: dict[str, Callable[[], object]] = {
+    "tuple": lambda: tuple(as_list(TEXTS)),
+    "generator": lambda: (t for t in as_list(TEXTS)),
+    "Series object": lambda: series(object),
+    "Series str": lambda: series("str"),
+    "Series str python": lambda: series(pd.StringDtype("python", math.nan)),
+    "Series string python": lambda: series(pd.StringDtype("python")),
+    "Series string pyarrow": lambda: series(pd.StringDtype("pyarrow")),
+    "Series category": lambda: series("category"),
+    "Series ArrowDtype": lambda: series(pd.ArrowDtype(pa.large_string()), as_list(TEXTS)),
+    "Series default index": lambda: pd.Series(TEXTS, dtype="str"),
+    "DataFrame": lambda: pd.DataFrame({"placement": TEXTS}, index=LABELS),
+    "Index object": lambda: pd.Index(TEXTS, dtype=object),
+    "Index str": lambda: pd.Index(TEXTS, dtype="str"),
+    "Index string python": lambda: pd.Index(TEXTS, dtype=pd.StringDtype("python")),
+    "CategoricalIndex": lambda: pd.CategoricalIndex(TEXTS),
+    "ArrowStringArray": lambda: pd.Series(TEXTS, dtype="str").array,
+    "Series.values": lambda: pd.Series(TEXTS, dtype=pd.StringDtype("pyarrow")).values,
+    "StringArray": lambda: pd.Series(TEXTS, dtype=pd.StringDtype("python")).array,
+    "NumpyExtensionArray": lambda: pd.Series(TEXTS, dtype=object).array,
+    "Categorical": lambda: pd.Categorical(TEXTS),
+    "ArrowExtensionArray": lambda: pd.array(as_list(TEXTS), dtype=pd.ArrowDtype(pa.string())),
+    "empty Categorical": lambda: pd.Categorical([None, None], pd.Index([], dtype=object)),
+    "numpy U": lambda: np.array(STRS),
+    "numpy object": lambda: np.array(TEXTS, dtype=object),
+    "numpy StringDType": lambda: np.array(as_list(TEXTS), np.dtypes.StringDType(na_object=None)),
+    "pyarrow Array": lambda: pa.array(as_list(TEXTS)),
+    "pyarrow string_view": lambda: pa.array(as_list(TEXTS), pa.string_view()),
+    "pyarrow dictionary": lambda: pa.array(as_list(TEXTS)).dictionary_encode(),
+    "pyarrow ChunkedArray": lambda: pa.chunked_array([as_list(TEXTS)[:3], as_list(TEXTS)[3:]]),
+    "pyarrow Table": lambda: pa.table({"placement": as_list(TEXTS)}),
+    "polars Series": lambda: polars.Series(as_list(TEXTS)),
+    "polars Categorical": lambda: polars.Series(as_list(TEXTS), dtype=polars.Categorical),
+    "polars DataFrame": lambda: polars.DataFrame({"placement": as_list(TEXTS)}),
+    "DuckDB": lambda: duckdb_texts(as_list(TEXTS)),
+}  # fmt: skip
+
+
+def plain_texts(container: object) -> list[object]:
+    """The texts a container holds, as a list (None where missing)."""
+    if isinstance(container, np.ndarray) and container.dtype.kind == "U":
+        return list(STRS)
+    if isinstance(container, pd.Categorical) and not len(container.categories):
+        return [None, None]
+    return as_list(TEXTS)
+
+
+@pytest.mark.parametrize("name", list(CONTAINERS))
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+def test_tokenize_many_reads_every_container_parse_many_reads(
+    name: str, notation: type[Epin] | type[Pin]
+) -> None:
+    """The tokens of the equivalent list, in both errors modes, each token labelled
+    with its row's label, the label parse_many gives that row."""
+    want = notation.tokenize_many(plain_texts(CONTAINERS[name]()), errors="mark")
+    got = notation.tokenize_many(CONTAINERS[name](), errors="mark")
+    same_tokens(got, want)
+    rows = notation.parse_many(CONTAINERS[name](), errors="mark").labels
+    if rows is None:
+        assert got.labels is None and got.by_row().labels is None
+    else:
+        assert got.labels.equals(rows.take(np.asarray(got.rows)))
+        assert got.by_row().labels.equals(rows)
+    if not len(got.invalid):  # no refused row to raise for
+        return
+    with pytest.raises(ParseError) as info:
+        notation.tokenize_many(CONTAINERS[name]())
+    with pytest.raises(ParseError) as plain:
+        notation.tokenize_many(plain_texts(CONTAINERS[name]()))
+    assert (info.value.index, info.value.position) == (plain.value.index, plain.value.position)
+    assert info.value.label == (None if rows is None else rows[info.value.index])
+
+
+def test_a_column_of_nan_alone_is_missing_rows() -> None:
+    """What read_csv makes of an empty column (floats, every one NaN): missing rows, as
+    parse_many reads it, where any other float column is refused."""
+    empty = pd.Series([math.nan, math.nan], index=[3, 4])
+    result = Epin.tokenize_many(empty)
+    assert len(result) == 0 and list(result.missing_rows) == [0, 1]
+    assert list(Epin.parse_many(empty, errors="mark").invalid) == [0, 1]
+    with pytest.raises(TypeError, match="dtype float64"):
+        Epin.tokenize_many(pd.Series([1.5, math.nan]))
+
+
+def test_a_categorical_reads_each_category_once_and_only_its_rows() -> None:
+    """A category no row holds is never tokenized: a refused one raises nothing."""
+    values = pd.Categorical(["K^/q", None, "K^/q"], categories=["K''", "K^/q"])
+    same_tokens(Epin.tokenize_many(values), Epin.tokenize_many(["K^/q", None, "K^/q"]))
+    mixed = pd.Series(["K", 1], dtype="category")  # object categories, one not a str
+    with pytest.raises(TypeError, match="item 1 is int, not str"):
+        Epin.tokenize_many(mixed)
+
+
+def test_a_numpy_array_of_more_dimensions_is_refused() -> None:
+    with pytest.raises(ValueError, match="tokenize_many needs a 1-dimensional array"):
+        Epin.tokenize_many(np.array([["K", "q"]]))
 
 
 # -- columns of anything but strings -----------------------------------------------------
