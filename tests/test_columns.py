@@ -230,12 +230,12 @@ def test_the_first_bad_arrow_entry_raises_with_its_text_and_index(core: ModuleTy
 @pytest.mark.parametrize(
     ("column", "match"),
     [
-        (lambda: pa.array([1, 2]), "not Arrow type int64"),
-        (lambda: pa.array([1.5]), "not Arrow type float64"),
-        (lambda: pa.array([1, 2]).dictionary_encode(), "not a dictionary of int64"),
-        (lambda: pa.array([["K"]]), "not Arrow type list"),
+        (lambda: pa.array([1, 2]), "Int64Array has type int64; expected utf8"),
+        (lambda: pa.array([1.5]), "DoubleArray has type double; expected utf8"),
+        (lambda: pa.array([1, 2]).dictionary_encode(), "type dictionary<values=int64"),
+        (lambda: pa.array([["K"]]), "ListArray has type list<"),
         (lambda: pa.table({"a": ["K"], "b": ["q"]}), "one column; this table has 2"),
-        (lambda: pl.Series([1, 2]), "not Arrow type int64"),
+        (lambda: pl.Series([1, 2]), "polars Series has dtype Int64; expected dtype String"),
     ],
     ids=["int", "float", "dictionary of int", "list", "two columns", "polars int"],
 )

@@ -139,9 +139,10 @@ cdef int index_size(const char* fmt, bint* signed) noexcept nogil:
     return -1
 
 
-cdef ColumnType column_type(ArrowSchema* schema) except *:
+cdef ColumnType column_type(ArrowSchema* schema, str caller="parse_many") except *:
     """The column a schema describes; what it states that cannot be is a ValueError
-    naming the field, a type parse_many does not read a TypeError.  Nothing recurses: a
+    naming the field, a type caller (the function called: parse_many, tokenize_many,
+    which reads no binary column) does not read a TypeError.  Nothing recurses: a
     table's one column is read by value_type, which takes no table, so no schema that
     refers back to itself is followed."""
     cdef ColumnType t
@@ -151,16 +152,15 @@ cdef ColumnType column_type(ArrowSchema* schema) except *:
     if schema.format[0] == b'+' and schema.format[1] == b's' and schema.format[2] == 0:
         # A record batch or table (DuckDB results, pyarrow tables): one column only.
         if schema.n_children != 1:
-            raise TypeError(f"parse_many reads one column; this table has "
-                            f"{schema.n_children} (pass the column of tokens)")
+            raise _inputs.not_one_column(caller, schema.n_children)
         if schema.children == NULL or schema.children[0] == NULL:
             raise ValueError(_inputs.arrow_lie(
                 "schema", "children is NULL" if schema.children == NULL else "child 0 is NULL"))
         check_schema(schema.children[0], "schema's child")
-        t = value_type(schema.children[0], "schema's child")
+        t = value_type(schema.children[0], "schema's child", caller)
         t.in_struct = True
         return t
-    return value_type(schema, "schema")
+    return value_type(schema, "schema", caller)
 
 
 cdef int check_schema(const ArrowSchema* schema, str name) except -1:
@@ -172,7 +172,7 @@ cdef int check_schema(const ArrowSchema* schema, str name) except -1:
     return 0
 
 
-cdef ColumnType value_type(const ArrowSchema* schema, str name) except *:
+cdef ColumnType value_type(const ArrowSchema* schema, str name, str caller) except *:
     """A column of strings, or a dictionary of them (not a table)."""
     cdef ColumnType t
     cdef bint signed = False
@@ -186,18 +186,17 @@ cdef ColumnType value_type(const ArrowSchema* schema, str name) except *:
         check_schema(schema.dictionary, name + "'s dictionary")
         t.layout = string_layout(schema.dictionary.format, &t.binary)
         if (t.index_size < 0 or t.layout < 0 or t.layout == A_NULL
-                or schema.dictionary.dictionary != NULL):
-            raise TypeError(f"parse_many reads Arrow string columns, not a dictionary of "
-                            f"{format_name(schema.dictionary.format)}")
+                or schema.dictionary.dictionary != NULL
+                or (t.binary and caller != "parse_many")):
+            raise _inputs.not_strings(
+                caller, "Arrow column",
+                f"dictionary of {format_name(schema.dictionary.format)}", "Arrow")
         no_children(schema, name)
         no_children(schema.dictionary, name + "'s dictionary")
         return t
     t.layout = string_layout(schema.format, &t.binary)
-    if t.layout < 0:
-        raise TypeError("parse_many reads Arrow string columns (utf8, large_utf8, "
-                        "string_view, their binary twins, or a dictionary of them), not "
-                        "Arrow type "
-                        f"{format_name(schema.format)}")
+    if t.layout < 0 or (t.binary and caller != "parse_many"):
+        raise _inputs.not_strings(caller, "Arrow column", format_name(schema.format), "Arrow")
     no_children(schema, name)
     return t
 

@@ -24,6 +24,8 @@ from ._inputs import (
     arrow_lie,
     arrow_type_name,
     check_fits,
+    not_one_column,
+    not_strings,
 )
 from ._lanes_py import read_stream, read_views
 from ._layout import RECORD_SIZE
@@ -108,26 +110,24 @@ class ColumnType(NamedTuple):
     binary: bool = False  # binary, large_binary, binary_view: entries are bytes
 
 
-def column_type(schema: ArrowSchema) -> ColumnType:
+def column_type(schema: ArrowSchema, caller: str = "parse_many") -> ColumnType:
     """The column a schema describes; what it states that cannot be is a ValueError
-    naming the field, a type parse_many does not read a TypeError.  Nothing recurses:
-    a table's one column is read by _value_type, which takes no table."""
+    naming the field, a type caller (the function called: parse_many, tokenize_many,
+    which reads no binary column) does not read a TypeError.  Nothing recurses: a
+    table's one column is read by _value_type, which takes no table."""
     if not schema.release:
         raise ValueError(arrow_lie("schema", "released (release is NULL)"))
     _check_schema(schema, "schema")
     if schema.format == b"+s":
         if schema.n_children != 1:
-            raise TypeError(
-                f"parse_many reads one column; this table has {schema.n_children} "
-                "(pass the column of tokens)"
-            )
+            raise not_one_column(caller, schema.n_children)
         if not schema.children or not schema.children[0]:
             problem = "children is NULL" if not schema.children else "child 0 is NULL"
             raise ValueError(arrow_lie("schema", problem))
         child = schema.children[0].contents
         _check_schema(child, "schema's child")
-        return _value_type(child, "schema's child")._replace(in_struct=True)
-    return _value_type(schema, "schema")
+        return _value_type(child, "schema's child", caller)._replace(in_struct=True)
+    return _value_type(schema, "schema", caller)
 
 
 def _check_schema(schema: ArrowSchema, name: str) -> None:
@@ -143,25 +143,27 @@ def _no_children(schema: ArrowSchema, name: str) -> None:
         raise ValueError(arrow_lie(name, f"n_children {schema.n_children} ({fmt} has 0)"))
 
 
-def _value_type(schema: ArrowSchema, name: str) -> ColumnType:
+def _value_type(schema: ArrowSchema, name: str, caller: str) -> ColumnType:
     fmt = schema.format.decode("utf-8", "replace")
     if schema.dictionary:
         values = schema.dictionary.contents
         _check_schema(values, f"{name}'s dictionary")
         value = values.format.decode("utf-8", "replace")
-        if fmt not in _INDEX_TYPES or value not in _STRINGS or value == "n" or values.dictionary:
-            raise TypeError(
-                "parse_many reads Arrow string columns, not a dictionary of "
-                f"{arrow_type_name(value)}"
-            )
+        binary = value in _BINARY
+        if (
+            fmt not in _INDEX_TYPES
+            or value not in _STRINGS
+            or value == "n"
+            or values.dictionary
+            or (binary and caller != "parse_many")
+        ):
+            kind = f"dictionary of {arrow_type_name(value)}"
+            raise not_strings(caller, "Arrow column", kind, "Arrow")
         _no_children(schema, name)
         _no_children(values, f"{name}'s dictionary")
-        return ColumnType(_STRINGS[value], _INDEX_TYPES[fmt], False, value in _BINARY)
-    if fmt not in _STRINGS:
-        raise TypeError(
-            "parse_many reads Arrow string columns (utf8, large_utf8, string_view, their "
-            f"binary twins, or a dictionary of them), not Arrow type {arrow_type_name(fmt)}"
-        )
+        return ColumnType(_STRINGS[value], _INDEX_TYPES[fmt], False, binary)
+    if fmt not in _STRINGS or (fmt in _BINARY and caller != "parse_many"):
+        raise not_strings(caller, "Arrow column", arrow_type_name(fmt), "Arrow")
     _no_children(schema, name)
     return ColumnType(_STRINGS[fmt], None, False, fmt in _BINARY)
 
@@ -478,6 +480,7 @@ def arrow_chunks(
     finally:
         if schema.release:
             schema.release(ctypes.byref(schema))
+        _release_stream(stream)
 
 
 def _open_stream(exporter: object) -> tuple[object, ArrowArrayStream, ArrowSchema]:
@@ -494,6 +497,15 @@ def _open_stream(exporter: object) -> tuple[object, ArrowArrayStream, ArrowSchem
     if stream.get_schema(ctypes.byref(stream), ctypes.byref(schema)) != 0:
         raise ValueError(f"the Arrow stream failed: {_stream_error(stream)}")
     return capsule, stream, schema
+
+
+def _release_stream(stream: ArrowArrayStream) -> None:
+    """Release a stream once read, or refused, as the compiled core does: its producer
+    may hold a resource until then (a DuckDB connection runs no other query), and the
+    capsule, which would release it when collected, lives on in any traceback that
+    keeps the reading's frame.  The capsule then finds it released and leaves it."""
+    if stream.release:
+        stream.release(ctypes.byref(stream))
 
 
 def _stream_error(stream: ArrowArrayStream) -> str:
@@ -558,7 +570,7 @@ def arrow_texts(exporter: object) -> tuple[list[str | NotText | None], Exception
 
 
 def _texts_type(schema: ArrowSchema) -> ColumnType:
-    t = column_type(schema)
+    t = column_type(schema, "tokenize_many")
     if t.binary:
         raise TypeError("tokenize_many reads texts (str): this Arrow column is binary")
     return t
@@ -587,3 +599,4 @@ def _stream_chunks(
     finally:
         if schema.release:
             schema.release(ctypes.byref(schema))
+        _release_stream(stream)  # the chunks read live on: their lifetimes are their own

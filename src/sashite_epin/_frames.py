@@ -43,6 +43,10 @@ class TokenRows:
     def __len__(self) -> int:
         return len(self._result.row_offsets) - 1
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its parts: pickle protocols 0 and 1 cannot save __slots__ alone.
+        return (TokenRows, (self._result, self._labels))
+
     def __repr__(self) -> str:
         return f"<TokenRows {self._result.notation} ({len(self)} rows, {len(self._result)} tokens)>"
 

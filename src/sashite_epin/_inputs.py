@@ -1,5 +1,6 @@
-"""What kind of input ``parse_many`` was given, decided once for both cores (the type
-checks only: the reading is each core's own)."""
+"""What kind of input ``parse_many`` was given, and whether a column given to it or to
+``tokenize_many`` holds strings, decided once for both cores (the type checks only: the
+reading is each core's own)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ def input_kind(tokens: object) -> str:
     strings stored as Python objects), read through its numpy array; STRING_DTYPE for
     a numpy 2 StringDType array; OTHER for everything else (lists, buffers,
     iterables).  A file object is a TypeError."""
+    check_strings(tokens, "parse_many")  # a numpy, pyarrow or polars column of others
     cls = type(tokens)
     dtype = getattr(tokens, "dtype", None)
     kind = getattr(dtype, "kind", None)
@@ -64,6 +66,147 @@ def is_sequence(items: object) -> bool:
     """A list or tuple, subclasses included, by its type (isinstance would ask an
     object's __class__, which may lie)."""
     return issubclass(type(items), (list, tuple))
+
+
+# What each library's columns of strings are, in its own words: (for tokenize_many, for
+# parse_many, which reads bytes too where they come as a column of their own).
+EXPECTED: Final = {
+    "pandas": (
+        "dtype str, string or object, a category of them or an Arrow string type",
+        "dtype str, string or object, a category of them or an Arrow string or binary type",
+    ),
+    "numpy": ("dtype U, StringDType or object", "dtype U, StringDType, object or S (bytes)"),
+    "Arrow": (
+        "utf8, large_utf8, string_view or a dictionary of them",
+        "utf8, large_utf8, string_view, their binary twins or a dictionary of them",
+    ),
+    "polars": ("dtype String, Categorical or Enum", "dtype String, Categorical, Enum or Binary"),
+}
+ARROW_STRINGS: Final = frozenset(("string", "large_string", "string_view", "null"))
+ARROW_BYTES: Final = frozenset(("binary", "large_binary", "binary_view"))
+POLARS_STRINGS: Final = frozenset(("String", "Categorical", "Enum", "Null"))
+
+
+def not_strings(caller: str, what: str, dtype: str, library: str) -> TypeError:
+    """The TypeError for a column of what is not strings: the function called, the
+    column's kind (``pandas Series``) and dtype, and what the library's columns of
+    strings are.  Both cores' Arrow readers and the facade word it here."""
+    expected = EXPECTED[library][caller == "parse_many"]
+    word = "type" if library == "Arrow" or what.startswith("pyarrow") else "dtype"
+    return TypeError(f"{caller} reads strings: this {what} has {word} {dtype}; expected {expected}")
+
+
+def not_one_column(caller: str, columns: int) -> TypeError:
+    """The TypeError for a table of other than one column (both cores' words)."""
+    name = "tokens" if caller == "parse_many" else "texts"
+    return TypeError(
+        f"{caller} reads one column; this table has {columns} (pass the column of {name})"
+    )
+
+
+def check_strings(column: object, caller: str) -> None:
+    """A TypeError (not_strings) for a numpy array, pandas, pyarrow or polars column
+    whose dtype holds no strings, decided from the dtype alone (never row by row), so
+    both cores refuse the same columns with the same words; anything else is left to
+    the readers.  A pandas float column of NaN alone (what read_csv makes of an empty
+    column) holds only missing values, and is read as such.  A column of strings
+    passes in a few attribute reads (no exception raised and caught on the way)."""
+    library = type(column).__module__.partition(".")[0]
+    if library not in ("numpy", "pandas", "pyarrow", "polars"):
+        return
+    if library == "pyarrow":
+        arrow = arrow_column_type(column)
+        if arrow is not None and not arrow_strings(arrow, caller):
+            raise not_strings(caller, described(column), str(arrow), "Arrow")
+        return
+    dtype = getattr(column, "dtype", None)
+    if dtype is None and library == "polars" and getattr(column, "width", 0) == 1:
+        dtype = column.dtypes[0]  # type: ignore[attr-defined]  # a one-column frame
+    if dtype is None:
+        return
+    if library == "polars":
+        name = dtype.__name__ if isinstance(dtype, type) else type(dtype).__name__
+        if name not in POLARS_STRINGS and (name != "Binary" or caller != "parse_many"):
+            raise not_strings(caller, described(column), str(dtype), "polars")
+        return
+    if library == "numpy":
+        kind = getattr(dtype, "kind", "O")
+        if kind in "UOT":
+            return
+        # parse_many reads bytes too: dtype S, or a byte buffer's (u1, i1)
+        if caller == "parse_many" and (
+            kind == "S" or (kind in "ui" and getattr(dtype, "itemsize", 0) == 1)
+        ):
+            return
+        raise not_strings(caller, described(column), str(dtype), "numpy")
+    if type(dtype).__name__ == "NumpyEADtype":  # a NumpyExtensionArray's: numpy's own
+        dtype = dtype.numpy_dtype
+    if not pandas_strings(dtype, caller) and not all_missing(column, dtype):
+        raise not_strings(caller, described(column), pandas_dtype_name(dtype), "pandas")
+
+
+def described(column: object) -> str:
+    """A column's kind as its library names it: ``numpy array``, ``pandas Series``,
+    ``pyarrow Table's column`` (a table or frame: its one column)."""
+    cls = type(column)
+    name = "array" if cls.__name__ == "ndarray" else cls.__name__
+    whole = not hasattr(column, "dtype") and not hasattr(column, "type")
+    return f"{cls.__module__.partition('.')[0]} {name}{chr(39) + 's column' if whole else ''}"
+
+
+def all_missing(column: Any, dtype: Any) -> bool:
+    """Whether a pandas column is numpy floats, every one NaN (read as missing values)."""
+    if getattr(dtype, "kind", None) != "f" or not type(dtype).__module__.startswith("numpy"):
+        return False
+    return bool(column.isna().all())
+
+
+def arrow_column_type(column: Any) -> Any:
+    """The Arrow type of a pyarrow array, chunked array or one-column table or batch;
+    None for anything else (a buffer, a table of several columns: the readers' own)."""
+    kind = getattr(column, "type", None)
+    if kind is None:
+        schema = getattr(column, "schema", None)
+        if schema is None or len(schema) != 1:
+            return None
+        kind = schema.types[0]
+    return kind if type(kind).__module__.startswith("pyarrow") else None
+
+
+def arrow_strings(kind: Any, caller: str) -> bool:
+    """Whether a pyarrow type is one the readers take: strings (their dictionary, the
+    null type, a struct of one of them), their binary twins for parse_many; an
+    extension type by its storage."""
+    name = str(kind)
+    if name in ARROW_STRINGS or (caller == "parse_many" and name in ARROW_BYTES):
+        return True
+    if hasattr(kind, "storage_type"):
+        return arrow_strings(kind.storage_type, caller)
+    if name.startswith("struct<") and kind.num_fields == 1:
+        return arrow_strings(kind.field(0).type, caller)  # a table's rows: its column
+    if name.startswith("dictionary<"):
+        name = str(kind.value_type)
+        return name in ARROW_STRINGS or (caller == "parse_many" and name in ARROW_BYTES)
+    return False
+
+
+def pandas_strings(dtype: Any, caller: str) -> bool:
+    """Whether a pandas column of this dtype holds strings: object, str or string, a
+    category of those, an Arrow string (or for parse_many binary) type."""
+    name = type(dtype).__name__
+    if name == "CategoricalDtype":
+        return pandas_strings(dtype.categories.dtype, caller)
+    if name == "ArrowDtype":
+        return arrow_strings(dtype.pyarrow_dtype, caller)
+    in_numpy = type(dtype).__module__.startswith("numpy")
+    return name == "StringDtype" or (in_numpy and getattr(dtype, "kind", None) == "O")
+
+
+def pandas_dtype_name(dtype: Any) -> str:
+    """A pandas dtype as pandas prints it, a category's with its categories' dtype."""
+    if type(dtype).__name__ == "CategoricalDtype":
+        return f"category (of {dtype.categories.dtype})"
+    return str(dtype)
 
 
 def is_missing(item: object) -> bool:
@@ -120,6 +263,7 @@ def _type_of(module: object, name: str) -> type | None:
 # Arrow type names for messages ("int64" for the format "l"), and what malformed Arrow
 # data is called: the same words from both cores' readers.
 ARROW_TYPE_NAMES: Final = {
+    "n": "null", "u": "utf8", "U": "large_utf8", "vu": "string_view",
     "b": "bool", "c": "int8", "C": "uint8", "s": "int16", "S": "uint16", "i": "int32",
     "I": "uint32", "l": "int64", "L": "uint64", "e": "float16", "f": "float32",
     "g": "float64", "z": "binary", "Z": "large_binary", "vz": "binary_view",

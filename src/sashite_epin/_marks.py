@@ -182,6 +182,10 @@ class ErrorList(Sequence):  # type: ignore[type-arg]
     def __len__(self) -> int:
         return len(self._rejected)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from its parts: pickle protocols 0 and 1 cannot save __slots__ alone.
+        return (ErrorList, (self._notation, self._invalid, self._rejected, self._labels))
+
     def _error(self, k: int) -> ParseError:
         token, reason, where, line = self._rejected[k]
         index = self._invalid[k]

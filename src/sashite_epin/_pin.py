@@ -125,7 +125,8 @@ PARSE_MANY_DOC = """Parse many {notation} tokens at once into a TokenArray (reco
   by runs of ASCII whitespace, as ``bytes.split()`` splits.
 
 Missing values (None, NaN, pandas.NA, Arrow nulls) are invalid entries with the
-reason "missing value"; any other non-str item is a TypeError naming its index.
+reason "missing value"; any other non-str item is a TypeError naming its index, a
+column whose dtype holds no strings (a pandas int64 Series) a TypeError naming it.
 ``errors="raise"``: the first invalid entry raises ParseError with ``.index``
 (and for bytes input ``.position``, its byte offset, and ``.line``);
 ``errors="mark"``: invalid entries are kept as zero records (``None`` when
@@ -141,9 +142,12 @@ TOKENIZE_MANY_DOC = """The {notation} tokens of many texts at once (a column of 
 one position a row), in order, as one TokenArray: what ``{kind}.tokenize`` gives for
 each text, without a Python object per token.
 
-``texts``: a list or tuple of str (fastest), a pandas Series or Index, an Arrow string
-column (pyarrow, polars, DuckDB), a numpy array of str, or any iterable of str.  None,
-NaN and pandas.NA are missing rows: they hold no token (``missing_rows`` lists them).
+``texts``: a list or tuple of str (fastest), or any container of texts parse_many
+reads: a pandas Series, Index or one-column DataFrame or their arrays (Categorical
+too), an Arrow string column (pyarrow, polars, DuckDB), a numpy array of dtype U,
+object or StringDType, any iterable of str.  None, NaN and pandas.NA are missing rows:
+they hold no token (``missing_rows`` lists them).  A column of anything but strings
+(bytes too) is a TypeError naming its dtype.
 
 The result says where each token came from: ``offsets`` (its character offset in its
 text, as ``tokenize`` counts), ``rows`` (its text's number) and ``row_offsets`` (per

@@ -74,6 +74,11 @@ class NativeStyles(Generic[StyleT]):
     def __repr__(self) -> str:
         return f"NativeStyles(first={self.first!r}, second={self.second!r})"
 
+    def __reduce__(self) -> tuple[type[NativeStyles[StyleT]], tuple[StyleT, StyleT]]:
+        # Rebuilt by the constructor: the default pickling sets each slot by setattr,
+        # which an immutable object refuses (copy and deepcopy pickle the same way).
+        return (NativeStyles, (self.first, self.second))
+
     def __setattr__(self, *_: object) -> NoReturn:
         raise AttributeError("NativeStyles objects are immutable")
 

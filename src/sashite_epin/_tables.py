@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._core import core
 from ._errors import ParseError
+from ._inputs import check_strings
 from ._marks import label_of
 
 # typing is not imported at run time (it costs more than the rest of the import):
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
 def parse_many(tokens: object, epin: bool, errors: str) -> TokenArray:
     """The core's parse_many, with pandas objects unwrapped and their labels kept."""
     if not type(tokens).__module__.startswith("pandas"):
-        return core.parse_many(tokens, epin, errors)
-    data, labels = unwrap(tokens)
+        return core.parse_many(tokens, epin, errors)  # input_kind checks the dtype
+    data, labels = unwrap(tokens, "parse_many")
     try:
         if type(data) is Categories:
             result = data.parse(epin, errors)
@@ -52,15 +53,19 @@ def labelled(error: ParseError, labels: Any) -> ParseError:
     )
 
 
-def unwrap(tokens: Any) -> tuple[object, Any]:
-    """What the cores read of a pandas object, and its labels (None for an array)."""
+def unwrap(tokens: Any, caller: str) -> tuple[object, Any]:
+    """What the cores read of a pandas object, and its labels (None for an array); a
+    column of anything but strings is refused by its dtype (caller: the function
+    called, named in the TypeError)."""
     import pandas  # already imported: tokens comes from it
 
     if isinstance(tokens, pandas.DataFrame):
-        tokens = one_column(tokens, "parse_many")
+        tokens = one_column(tokens, caller)
     if isinstance(tokens, (pandas.Series, pandas.Index)):
+        check_strings(tokens, caller)
         return column(tokens.array, pandas), labels_of(tokens, pandas)
     if isinstance(tokens, pandas.api.extensions.ExtensionArray):
+        check_strings(tokens, caller)
         return column(tokens, pandas), None
     return tokens, None
 
@@ -120,10 +125,28 @@ class Categories:
             raise ParseError(first.token, first.reason, first.notation, first.index)
         return result
 
+    def texts(self) -> object:
+        """The texts for tokenize_many: an Arrow dictionary column, whose categories the
+        core reads in place once and whose rows are its indices, where pyarrow is at
+        hand and every category is a str; else a list of each row's text."""
+        categories = self.values.categories
+        if not len(categories):  # every row missing (pyarrow's dictionary would be null)
+            return [None] * len(self.values)
+        if categories.inferred_type == "string":
+            try:
+                import pyarrow
+            except ImportError:  # pandas without it: the rows' texts, as a list
+                pass
+            else:
+                return pyarrow.array(self.values)
+        return self.values.tolist()
+
 
 def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
-    """The core's tokenize_many, each input kind read as a list of its texts (a pandas
-    object's index kept: each token gets its row's label)."""
+    """The core's tokenize_many over what it reads (a list or tuple of texts, an Arrow
+    string column): every input parse_many takes that holds texts is turned into one
+    of those, a pandas object unwrapped as parse_many unwraps it, its index kept (each
+    token gets its row's label)."""
     labels = None
     if isinstance(texts, (list, tuple)):
         rows: object = texts
@@ -133,20 +156,10 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
             f"{type(texts).__name__}: Epin.tokenize reads one"
         )
     elif type(texts).__module__.startswith("pandas"):
-        import pandas  # already imported: texts comes from it
-
-        if isinstance(texts, pandas.DataFrame):
-            texts = one_column(texts, "tokenize_many")
-        labels = labels_of(texts, pandas)
-        if isinstance(texts.array, pandas.arrays.ArrowStringArray):  # type: ignore[attr-defined]
-            rows = texts  # Arrow data: read in place through its Arrow stream
-        else:
-            # tolist, not list(): iterating boxes each entry on its own, twenty times
-            # slower for pandas' str dtype.
-            rows = texts.tolist()  # type: ignore[attr-defined]
-    elif hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
-        rows = texts  # an Arrow column (pyarrow, polars, DuckDB, nanoarrow): read in place
+        data, labels = unwrap(texts, "tokenize_many")
+        rows = data.texts() if type(data) is Categories else texts_of(data)
     else:
+        check_strings(texts, "tokenize_many")
         rows = texts_of(texts)
     try:
         result = core.tokenize_many(rows, epin, errors)
@@ -154,6 +167,7 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
         raise labelled(error, labels) from None
     if labels is not None:
         import numpy  # pandas brings it
+        import pandas  # already imported: the labels come from it
 
         rows = numpy.asarray(result.rows, dtype=numpy.intp)
         core.set_labels(result, token_labels(labels, rows, pandas), labels)
@@ -168,11 +182,22 @@ def token_labels(labels: Any, rows: Any, pandas: Any) -> Any:
     return labels.take(rows)
 
 
-def texts_of(texts: Any) -> list[object]:
-    """The texts of a column that is neither a list nor Arrow data (which the core
-    reads itself): a numpy array, any iterable."""
+def texts_of(texts: Any) -> object:
+    """What the core's tokenize_many reads of a column that is not pandas': a list or
+    tuple, or an Arrow column (pyarrow, polars, DuckDB, nanoarrow, a pandas Arrow
+    array's data) as it is, read in place; a numpy array's texts as a list (tolist, in
+    C); any other iterable's items."""
+    if isinstance(texts, (list, tuple)):
+        return texts
+    kind = type(texts)
+    if hasattr(kind, "__arrow_c_array__") or hasattr(kind, "__arrow_c_stream__"):
+        return texts
     if hasattr(texts, "tolist") and hasattr(texts, "dtype"):  # numpy
-        return texts.tolist()  # type: ignore[no-any-return]
+        if getattr(texts, "ndim", 1) != 1:
+            raise ValueError(
+                f"tokenize_many needs a 1-dimensional array, not {texts.ndim}-dimensional"
+            )
+        return texts.tolist()
     try:
         return list(texts)
     except TypeError:

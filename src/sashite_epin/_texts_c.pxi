@@ -338,7 +338,7 @@ cdef ArrowChunks arrow_column(object exporter):
 
 
 cdef ColumnType texts_type(ArrowSchema* schema) except *:
-    cdef ColumnType t = column_type(schema)
+    cdef ColumnType t = column_type(schema, "tokenize_many")
     if t.binary:
         raise TypeError("tokenize_many reads texts (str): this Arrow column is binary")
     return t
