@@ -19,9 +19,10 @@ DEF ROWS_BATCH = 2048  # and tokenize_many: fewer calls, each ending in its scal
 # tokenize_many copies its texts a piece at a time and scans the piece: one small enough
 # to be in the core's own cache (L2) when the scan reads it, and little memory.
 DEF TEXT_PIECE = 1 << 17
-# After a refused text (under mark), the next DENSE bytes are read by the greedy scan
-# alone: a block loop set up anew at each of many close failures cost ten valid texts.
-DEF DENSE = 256
+# After a refused text (under mark), the texts that end within DENSE bytes are read by
+# the greedy scan alone: a block loop set up anew at each of many close failures cost
+# ten short valid texts, and a longer text is worth the set-up.
+DEF DENSE = 128
 
 
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
@@ -491,8 +492,8 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
         while g.row_start[r + 1] <= pos:  # texts passed without a token hold none
             r += 1
             row_offsets[r] = k
-        if pos < dense_end:  # a failure close before: this text by the greedy scan
-            end = g.row_start[r + 1]
+        end = g.row_start[r + 1]
+        if end <= dense_end:  # a short text close after a failure: the greedy scan
             k = scan_rows(g, k, pos, end, epin, True, &r, row_offsets, &stop, &reason)
             if not reason:
                 pos = end
