@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import pickle
 import random
+import subprocess
+import sys
 from types import ModuleType
 
 import numpy as np
@@ -491,3 +494,27 @@ def test_polars_and_duckdb_read_both_exports() -> None:
     assert counts == [(0, 2), (3, 2)]
     lengths = duckdb.sql("select len(tokens) from by_row").fetchall()
     assert lengths == [(2,), (None,), (0,), (2,)]
+
+
+LONG_TEXT_PROGRAM = """
+import resource, sys
+from sashite_epin import Epin
+text = "8/" * 100_000_000  # 200 MB of text that holds no token
+with open("/proc/self/status") as status:
+    size = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
+# Room for a few hundred MiB more: the tokens' records reserved a character each took
+# 13 bytes of address space a character (2.6 GB here), a MemoryError under such a limit
+resource.setrlimit(resource.RLIMIT_AS, (size + 600 * 2**20, resource.RLIM_INFINITY))
+print(len(Epin.tokenize_many([text, "K^"]).offsets))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and limits the address space")
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""), reason="ASan reserves its own")
+def test_a_long_text_without_tokens_reserves_no_room_for_them() -> None:
+    if CORES[0].IMPLEMENTATION != "cython":
+        pytest.skip("the bound is the compiled core's (the twin reads 200 MB for a minute)")
+    run = subprocess.run(
+        [sys.executable, "-c", LONG_TEXT_PROGRAM], capture_output=True, text=True, check=False
+    )
+    assert (run.returncode, run.stdout.strip()) == (0, "1"), run.stderr
