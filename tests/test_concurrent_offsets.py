@@ -24,7 +24,7 @@ from conftest import CORES
 pytest.importorskip("pyarrow")
 
 KIT = Path(__file__).with_name("racing_offsets.py")
-SECONDS = 0.75  # of reading per case, at least (on until a call met the writer's lies)
+SECONDS = 1.5  # of reading per case, at least (on until a call met the writer's lies)
 CASES = [
     (core.IMPLEMENTATION, kernel)
     for core in CORES
