@@ -709,7 +709,10 @@ cdef int scan_indices(Sink* s, const ArrowArray* a, const index_t* indices, cons
 
 
 cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
-    """What an error names for entry i of a chunk: its text (None when missing)."""
+    """What an error names for entry i of a chunk: its text (None when missing).  The
+    entry is read again here, after its scan, and checked again as read: another thread
+    may have rewritten the column since (an index, an offset), and then it names None or
+    what the entry now holds, never reading outside the buffers."""
     cdef Reader values
     cdef const ArrowArray* strings = a
     cdef const unsigned char* p
@@ -723,10 +726,12 @@ cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
             return None
         i = dictionary_index(a, i, t.index_size, t.index_signed)
         strings = a.dictionary
+        if i < 0 or i >= strings.length:
+            return None
     if t.layout == A_NULL or is_null(strings, i):
         return None
-    open_reader(&values, strings, t.layout)
-    if entry_text(&values, i, &p, &n) != S_OK:
+    if (open_reader(&values, strings, t.layout) != S_OK
+            or entry_text(&values, i, &p, &n) != S_OK):
         return None
     return <bytes>p[:n] if t.binary else (<bytes>p[:n]).decode("utf-8", "replace")
 
