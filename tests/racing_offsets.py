@@ -1,9 +1,14 @@
 """Arrow columns whose offsets another process rewrites while they are read, for
 test_concurrent_offsets.py.  Two roles, each a process of its own:
 
-    python racing_offsets.py read FILE SECONDS   # builds the file, starts the writer,
-                                                 #   reads the columns; prints a JSON line
-    python racing_offsets.py write FILE SECONDS  # rewrites the file's columns
+    python racing_offsets.py read FILE SECONDS TEXTS READERS  # builds the file, starts
+                                                   #   the writer, reads the columns with
+                                                   #   READERS; prints a JSON line
+    python racing_offsets.py write FILE SECONDS TEXTS  # rewrites the file's columns
+
+TEXTS is "tokens" (ASCII tokens, which the lane readers take) or "other" (some entries
+not ASCII, invalid tokens that parse_many names and tokenize_many reads apart); READERS
+"parse_many", "tokenize_many" or "all".
 
 The file holds the buffers of four columns over the same tokens (utf8, large_utf8,
 string_view, a dictionary of utf8), mapped shared by both processes: pyarrow reads its
@@ -30,7 +35,11 @@ import time
 
 ROWS = 4096
 WORDS = 64  # the first bytes: the writer's rounds, then the reader's request to stop
-VOCABULARY = ["K", "+K", "k^", "-p'", "+K^'", "S", "-r^", "b'"]
+VOCABULARIES = {
+    "tokens": ["K", "+K", "k^", "-p'", "+K^'", "S", "-r^", "b'"],
+    "other": ["K", "é", "k^", "-p'", "ö", "S", "-r^", "b'"],
+}
+VOCABULARY = VOCABULARIES["tokens"]
 
 
 def tokens() -> list[bytes]:
@@ -100,7 +109,7 @@ def size() -> int:
     return max(at + len(good) for at, good, _ in regions().values()) + 64
 
 
-def write(path: str, seconds: float) -> None:
+def write(path: str, seconds: float, texts: str) -> None:
     rewritten = [
         (slice(at, at + len(good)), good, bad)
         for name, (at, good, bad) in regions().items()
@@ -121,7 +130,7 @@ def write(path: str, seconds: float) -> None:
         struct.pack_into("<q", shared, 0, rounds)
 
 
-def read(path: str, seconds: float) -> None:
+def read(path: str, seconds: float, texts: str, readers: str) -> None:
     import pyarrow as pa
 
     import sashite_epin
@@ -169,8 +178,9 @@ def read(path: str, seconds: float) -> None:
     # The offsets' lane readers most often: where a check and a use could be two reads
     # of an offset, the race is only won while both processes run at once.
     calls += [call for call in calls if call[0] in ("parse_many utf8", "parse_many large_utf8")] * 4
+    calls = [call for call in calls if readers == "all" or call[0].startswith(f"{readers} ")]
     outcomes: dict[str, dict[str, int]] = {what: {"ok": 0, "refused": 0} for what, _, _ in calls}
-    writer = subprocess.Popen([sys.executable, __file__, "write", path, str(seconds + 60)])
+    writer = subprocess.Popen([sys.executable, __file__, "write", path, str(seconds + 60), texts])
     try:
         started = time.monotonic()
         while not struct.unpack_from("<q", shared, 0)[0]:
@@ -208,5 +218,9 @@ def read(path: str, seconds: float) -> None:
 
 
 if __name__ == "__main__":
-    role, file, duration = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    (read if role == "read" else write)(file, duration)
+    role, file, duration, texts = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    VOCABULARY = VOCABULARIES[texts]
+    if role == "read":
+        read(file, duration, texts, sys.argv[5])
+    else:
+        write(file, duration, texts)
