@@ -336,7 +336,7 @@ cdef inline int entry_text(const Reader* r, int64_t i, const unsigned char** tex
     between the previous end and r.end (offsets checked as they are read)."""
     cdef const unsigned char* view
     cdef int64_t start, stop
-    cdef int32_t n, buffer, at
+    cdef int32_t n
     cdef const ArrowArray* a = r.values
     if r.layout == A_UTF8:
         start = (<const int32_t*>a.buffers[1])[a.offset + i]
@@ -347,24 +347,32 @@ cdef inline int entry_text(const Reader* r, int64_t i, const unsigned char** tex
     else:
         view = <const unsigned char*>a.buffers[1] + 16 * (a.offset + i)
         memcpy(&n, view, 4)
-        if n < 0:
-            return S_VIEW
-        length[0] = n
-        if n <= 12:
-            text[0] = view + 4
-            return S_OK
-        memcpy(&buffer, view + 8, 4)
-        memcpy(&at, view + 12, 4)
-        if buffer < 0 or buffer >= r.view_buffers or at < 0:
-            return S_VIEW
-        if at + <int64_t>n > r.view_sizes[buffer]:
-            return S_VIEW
-        text[0] = <const unsigned char*>a.buffers[2 + buffer] + at
-        return S_OK
+        return view_text(r, view, n, text, length)
     if start < 0 or stop < start or stop > r.end:
         return S_OFFSETS
     text[0] = <const unsigned char*>a.buffers[2] + start
     length[0] = stop - start
+    return S_OK
+
+
+cdef inline int view_text(const Reader* r, const unsigned char* view, int32_t n,
+                          const unsigned char** text, int64_t* length) noexcept nogil:
+    """Where the bytes of a string view are, its length n read already (and not read
+    again: what was read is what is checked and used); S_OK or S_VIEW."""
+    cdef int32_t buffer, at
+    if n < 0:
+        return S_VIEW
+    length[0] = n
+    if n <= 12:
+        text[0] = view + 4
+        return S_OK
+    memcpy(&buffer, view + 8, 4)
+    memcpy(&at, view + 12, 4)
+    if buffer < 0 or buffer >= r.view_buffers or at < 0:
+        return S_VIEW
+    if at + <int64_t>n > r.view_sizes[buffer]:
+        return S_VIEW
+    text[0] = <const unsigned char*>r.values.buffers[2 + buffer] + at
     return S_OK
 
 
@@ -373,12 +381,17 @@ cdef inline int entry_code(const Reader* r, int64_t i, bint epin, int* status) n
     malformed (the return value is then meaningless)."""
     cdef const unsigned char* p
     cdef int64_t n = 0
-    cdef int code
     if r.layout == A_NULL or is_null(r.values, i):
         return -R_MISSING
     status[0] = entry_text(r, i, &p, &n)
     if status[0] != S_OK:
         return -R_OTHER_CHARACTER
+    return text_code(p, n, epin)
+
+
+cdef inline int text_code(const unsigned char* p, int64_t n, bint epin) noexcept nogil:
+    """The code of an entry's bytes p[0 .. n - 1], or -reason."""
+    cdef int code
     if 1 <= n <= 4:  # ASCII tokens, the common case: the branch-free table scan
         code = fast_code(p[0], p[1 if n > 1 else 0], p[2 if n > 2 else 0],
                          p[3 if n > 3 else 0], n, epin)
@@ -489,8 +502,12 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
             i = offsets_lanes(kernel, offset_t is int64_t, data, o, i, length, end, bits,
                               first, out, records_by_index, epin)
             upto = min(i + 8, length)
+        # Each offset is read once, an entry's stop kept as the next one's start, and
+        # both paths use what they checked: another thread may rewrite the offsets
+        # meanwhile, and an offset read again could lie anywhere.
+        stop = o[i]
         for e in range(i, upto):
-            start = o[e]
+            start = stop
             stop = o[e + 1]
             j = first + e
             # no sum that could overflow: start <= end - 4 first, then stop against it
@@ -502,11 +519,16 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 8)
                     continue
-            # The precise path for this entry: checks, reasons, marks.
+            # The precise path for this entry (entry_code's, on the same two offsets):
+            # checks, reasons, marks.
             s.count = base + e
-            code = entry_code(values, e, epin, &status)
-            if status == S_OK:
-                status = sink_put(s, code, e)
+            if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
+                code = -R_MISSING
+            elif start < 0 or stop < start or stop > end:
+                return S_OFFSETS
+            else:
+                code = text_code(data + start, stop - start, epin)
+            status = sink_put(s, code, e)
             if status != S_OK:
                 return status
         i = upto
@@ -525,7 +547,9 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef const uint8_t* bits = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
     cdef unsigned char* out = s.records + 5 * s.count
     cdef int64_t i = 0, e, upto, j, first = a.offset, length = a.length  # see scan_offsets
+    cdef int64_t size
     cdef int32_t n
+    cdef const unsigned char* p
     cdef Py_ssize_t base = s.count
     cdef int code, status = S_OK
     cdef int kernel = bytes_kernel_id
@@ -544,10 +568,16 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 8)
                     continue
+            # The precise path (entry_code's, on the length read above).
             s.count = base + e
-            code = entry_code(values, e, epin, &status)
-            if status == S_OK:
-                status = sink_put(s, code, e)
+            if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
+                code = -R_MISSING
+            else:
+                status = view_text(values, view + 16 * e, n, &p, &size)
+                if status != S_OK:
+                    return status
+                code = text_code(p, size, epin)
+            status = sink_put(s, code, e)
             if status != S_OK:
                 return status
         i = upto
@@ -678,7 +708,10 @@ cdef int scan_indices(Sink* s, const ArrowArray* a, const index_t* indices, cons
 
 
 cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
-    """What an error names for entry i of a chunk: its text (None when missing)."""
+    """What an error names for entry i of a chunk: its text (None when missing).  The
+    entry is read again here, after its scan, and checked again as read: another thread
+    may have rewritten the column since (an index, an offset), and then it names None or
+    what the entry now holds, never reading outside the buffers."""
     cdef Reader values
     cdef const ArrowArray* strings = a
     cdef const unsigned char* p
@@ -692,10 +725,12 @@ cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
             return None
         i = dictionary_index(a, i, t.index_size, t.index_signed)
         strings = a.dictionary
+        if i < 0 or i >= strings.length:
+            return None
     if t.layout == A_NULL or is_null(strings, i):
         return None
-    open_reader(&values, strings, t.layout)
-    if entry_text(&values, i, &p, &n) != S_OK:
+    if (open_reader(&values, strings, t.layout) != S_OK
+            or entry_text(&values, i, &p, &n) != S_OK):
         return None
     return <bytes>p[:n] if t.binary else (<bytes>p[:n]).decode("utf-8", "replace")
 

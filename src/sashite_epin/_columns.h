@@ -15,6 +15,13 @@
  * first entry and the exact loop reads the group, which decides, reports and marks.
  * No byte is read before an entry's own bounds are checked.
  *
+ * Each offset is read from the column once, into the loader's own copy, and what is
+ * checked is that copy, which is what is used: the offsets may be rewritten while they
+ * are read (another thread, or another process writing a shared or mapped buffer),
+ * and an offset read again after its check could lie anywhere.  What a reader then
+ * returns is meaningless, but it reads nothing the last offset (read once, when the
+ * column is opened) does not bound.
+ *
  * The AVX-512 readers run the same loop with their bounds checked by compares into
  * masks and their records written eight at a time by the bytes kernel's gather.
  * SSE2 has no per-lane shifts, which the rule needs: its kernel, like the portable
@@ -37,30 +44,69 @@ static inline int sashite_valid8(const uint8_t *bits, int64_t j)
     return (v & 0xFF) == 0xFF;
 }
 
+/* After a group loader copies the offsets it read: an empty asm that may have written
+ * the copy, so the compiler keeps reading the copy and never reads the column again in
+ * its place (which it may, for a copy of memory nothing it sees writes). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SASHITE_STORED(AT) __asm__("" : "+m"(AT))
+#else
+#define SASHITE_STORED(AT) ((void)0)
+#endif
+
 #ifdef SASHITE_EPIN_AVX2
 
-/* The first 4 bytes where each of the 8 offsets o[0..7] points: scalar loads (a
- * gather was slower, see above). */
-#define SASHITE_WORDS8(DATA, O)                                                            \
-    _mm256_setr_epi32(sashite_load32((DATA) + (O)[0]), sashite_load32((DATA) + (O)[1]),    \
-                      sashite_load32((DATA) + (O)[2]), sashite_load32((DATA) + (O)[3]),    \
-                      sashite_load32((DATA) + (O)[4]), sashite_load32((DATA) + (O)[5]),    \
-                      sashite_load32((DATA) + (O)[6]), sashite_load32((DATA) + (O)[7]))
+/* The words' addresses are the starts the group loader checked, taken from its own
+ * copy, never read again from the column: another thread (or another process writing
+ * a shared or mapped buffer) may rewrite the offsets between the check and the loads,
+ * and an offset read again could point anywhere.  The checked vector's lanes reach the
+ * general registers by 64-bit extracts (utf8's split there in two) or, for large_utf8,
+ * by a store to the stack that the eight loads are forwarded from; SASHITE_STORED keeps
+ * those loads (GCC would see through the store and extract each lane on the vector
+ * ports this loop is bound by).  utf8 by a store too, or by GCC's extracts, was some
+ * 8 % slower on AVX-512 here; large_utf8 by extracts, some 10 % under AVX2. */
+SASHITE_AVX2_TARGET
+static inline void sashite_starts32(__m256i s, int64_t *at)
+{
+    __m128i lo = _mm256_castsi256_si128(s), hi = _mm256_extracti128_si256(s, 1);
+    uint64_t q0 = (uint64_t)_mm_cvtsi128_si64(lo), q1 = (uint64_t)_mm_extract_epi64(lo, 1);
+    uint64_t q2 = (uint64_t)_mm_cvtsi128_si64(hi), q3 = (uint64_t)_mm_extract_epi64(hi, 1);
+    at[0] = (int32_t)q0, at[1] = (int32_t)(q0 >> 32), at[2] = (int32_t)q1;
+    at[3] = (int32_t)(q1 >> 32), at[4] = (int32_t)q2, at[5] = (int32_t)(q2 >> 32);
+    at[6] = (int32_t)q3, at[7] = (int32_t)(q3 >> 32);
+}
+
+/* The first 4 bytes where each of the 8 checked starts at[0..7] points: scalar loads
+ * (a gather was slower, see above). */
+#define SASHITE_WORDS8(DATA, AT)                                                           \
+    _mm256_setr_epi32(sashite_load32((DATA) + (AT)[0]), sashite_load32((DATA) + (AT)[1]),  \
+                      sashite_load32((DATA) + (AT)[2]), sashite_load32((DATA) + (AT)[3]),  \
+                      sashite_load32((DATA) + (AT)[4]), sashite_load32((DATA) + (AT)[5]),  \
+                      sashite_load32((DATA) + (AT)[6]), sashite_load32((DATA) + (AT)[7]))
 
 /* Group loaders: the lengths and first 4 bytes of the 8 entries from o (or v), or 0
  * when one lies outside what the exact loop would read: a start s must have
- * 0 <= s < end - 3 (so 4 bytes are readable) before anything is read there. */
+ * 0 <= s < end - 3 (so 4 bytes are readable) before anything is read there.  Each of
+ * the group's 9 offsets is read from the column once: the starts as one vector, whose
+ * lanes are what is checked and where the words are loaded, and the stops made from
+ * it and the ninth offset (a shuffle and a broadcast load, which cost nothing
+ * measurable against reading offsets 1-8 again). */
 SASHITE_AVX2_TARGET
 static inline int sashite_group32_avx2(const unsigned char *data, const int32_t *o, __m256i limit,
                                   __m256i *n, __m256i *w)
 {
+    int64_t at[8];
     __m256i s = _mm256_loadu_si256((const __m256i *)o);
     __m256i inside = _mm256_and_si256(_mm256_cmpgt_epi32(s, _mm256_set1_epi32(-1)),
                                       _mm256_cmpgt_epi32(limit, s));
     if (_mm256_movemask_ps(_mm256_castsi256_ps(inside)) != 0xFF)
         return 0;
-    *n = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(o + 1)), s);
-    *w = SASHITE_WORDS8(data, o);
+    sashite_starts32(s, at);
+    /* the stops: starts 1-7, then the ninth offset */
+    *n = _mm256_sub_epi32(
+        _mm256_blend_epi32(_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7)),
+                           _mm256_set1_epi32(o[8]), 0x80),
+        s);
+    *w = SASHITE_WORDS8(data, at);
     return 1;
 }
 
@@ -72,10 +118,16 @@ static inline int sashite_group64_avx2(const unsigned char *data, const int64_t 
 {
     const __m256i before = _mm256_set1_epi64x(-1), zero = _mm256_setzero_si256(),
                   five = _mm256_set1_epi64x(5), low = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    int64_t at[8];
     __m256i s0 = _mm256_loadu_si256((const __m256i *)o);
     __m256i s1 = _mm256_loadu_si256((const __m256i *)(o + 4));
-    __m256i n0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 1)), s0);
-    __m256i n1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 5)), s1);
+    /* the stops: starts 1-4 and 5-7 then the ninth offset, each half shifted down one
+     * offset across its two 128-bit lanes */
+    __m256i n0 = _mm256_sub_epi64(
+        _mm256_alignr_epi8(_mm256_permute2x128_si256(s0, s1, 0x21), s0, 8), s0);
+    __m256i n1 = _mm256_sub_epi64(
+        _mm256_alignr_epi8(_mm256_permute2x128_si256(s1, _mm256_set1_epi64x(o[8]), 0x21), s1, 8),
+        s1);
     __m256i inside = _mm256_and_si256(
         _mm256_and_si256(_mm256_and_si256(_mm256_cmpgt_epi64(s0, before), _mm256_cmpgt_epi64(limit, s0)),
                          _mm256_and_si256(_mm256_cmpgt_epi64(s1, before), _mm256_cmpgt_epi64(limit, s1))),
@@ -83,10 +135,13 @@ static inline int sashite_group64_avx2(const unsigned char *data, const int64_t 
                          _mm256_and_si256(_mm256_cmpgt_epi64(n1, zero), _mm256_cmpgt_epi64(five, n1))));
     if (_mm256_movemask_pd(_mm256_castsi256_pd(inside)) != 0xF)
         return 0;
+    _mm256_storeu_si256((__m256i *)at, s0);
+    _mm256_storeu_si256((__m256i *)(at + 4), s1);
+    SASHITE_STORED(at);
     *n = _mm256_inserti128_si256(
         _mm256_castsi128_si256(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n0, low))),
         _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n1, low)), 1);
-    *w = SASHITE_WORDS8(data, o);
+    *w = SASHITE_WORDS8(data, at);
     return 1;
 }
 
@@ -118,12 +173,15 @@ SASHITE_AVX512_TARGET
 static inline int sashite_group32_avx512(const unsigned char *data, const int32_t *o,
                                          __m256i limit, __m256i *n, __m256i *w)
 {
+    int64_t at[8];
     __m256i s = _mm256_loadu_si256((const __m256i *)o);
     /* limit >= 0 (the readers see to it): unsigned, s < limit means 0 <= s < limit */
     if (_mm256_cmplt_epu32_mask(s, limit) != 0xFF)
         return 0;
-    *n = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(o + 1)), s);
-    *w = SASHITE_WORDS8(data, o);
+    sashite_starts32(s, at);
+    /* the stops: starts 1-7, then the ninth offset (one valignd) */
+    *n = _mm256_sub_epi32(_mm256_alignr_epi32(_mm256_set1_epi32(o[8]), s, 1), s);
+    *w = SASHITE_WORDS8(data, at);
     return 1;
 }
 
@@ -132,19 +190,24 @@ static inline int sashite_group64_avx512(const unsigned char *data, const int64_
                                          __m256i limit, __m256i *n, __m256i *w)
 {
     const __m256i one = _mm256_set1_epi64x(1), four = _mm256_set1_epi64x(4);
+    int64_t at[8];
     __m256i s0 = _mm256_loadu_si256((const __m256i *)o);
     __m256i s1 = _mm256_loadu_si256((const __m256i *)(o + 4));
-    __m256i n0 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 1)), s0);
-    __m256i n1 = _mm256_sub_epi64(_mm256_loadu_si256((const __m256i *)(o + 5)), s1);
+    /* the stops: starts 1-4, then 5-7 and the ninth offset (one valignq each) */
+    __m256i n0 = _mm256_sub_epi64(_mm256_alignr_epi64(s1, s0, 1), s0);
+    __m256i n1 = _mm256_sub_epi64(_mm256_alignr_epi64(_mm256_set1_epi64x(o[8]), s1, 1), s1);
     /* unsigned, as above; and n - 1 < 4 unsigned means 1 <= n <= 4 */
     __mmask8 inside = _mm256_cmplt_epu64_mask(s0, limit) & _mm256_cmplt_epu64_mask(s1, limit)
                       & _mm256_cmplt_epu64_mask(_mm256_sub_epi64(n0, one), four)
                       & _mm256_cmplt_epu64_mask(_mm256_sub_epi64(n1, one), four);
     if (inside != 0xF)
         return 0;
+    _mm256_storeu_si256((__m256i *)at, s0);
+    _mm256_storeu_si256((__m256i *)(at + 4), s1);
+    SASHITE_STORED(at);
     *n = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtepi64_epi32(n0)),
                                  _mm256_cvtepi64_epi32(n1), 1);
-    *w = SASHITE_WORDS8(data, o);
+    *w = SASHITE_WORDS8(data, at);
     return 1;
 }
 
@@ -155,17 +218,22 @@ static inline int sashite_group64_avx512(const unsigned char *data, const int64_
 
 #ifdef SASHITE_EPIN_NEON
 /* NEON (_kernels.h: the rule on two 4-lane vectors): the same groups, loaded by
- * scalar code into arrays, each start checked before anything is read there. */
+ * scalar code into arrays, each start checked before anything is read there.  The 9
+ * offsets are copied first and only the copy is read (checked, then used), as the x86
+ * loaders do: the column's own offsets may be rewritten meanwhile by another thread. */
 static inline int sashite_group32_neon(const unsigned char *data, const int32_t *o,
                                        int64_t limit, uint32_t *n, uint32_t *w)
 {
+    int32_t at[9];
     int k;
+    memcpy(at, o, sizeof at);
+    SASHITE_STORED(at);
     for (k = 0; k < 8; k++)
-        if (o[k] < 0 || o[k] >= limit)
+        if (at[k] < 0 || at[k] >= limit)
             return 0;
     for (k = 0; k < 8; k++) {
-        n[k] = (uint32_t)o[k + 1] - (uint32_t)o[k]; /* wraps as AVX2's subtraction */
-        w[k] = (uint32_t)sashite_load32(data + o[k]);
+        n[k] = (uint32_t)at[k + 1] - (uint32_t)at[k]; /* wraps as AVX2's subtraction */
+        w[k] = (uint32_t)sashite_load32(data + at[k]);
     }
     return 1;
 }
@@ -174,13 +242,16 @@ static inline int sashite_group32_neon(const unsigned char *data, const int32_t 
 static inline int sashite_group64_neon(const unsigned char *data, const int64_t *o,
                                        int64_t limit, uint32_t *n, uint32_t *w)
 {
+    int64_t at[9];
     int k;
+    memcpy(at, o, sizeof at);
+    SASHITE_STORED(at);
     for (k = 0; k < 8; k++)
-        if (o[k] < 0 || o[k] >= limit || (uint64_t)o[k + 1] - (uint64_t)o[k] - 1 > 3)
+        if (at[k] < 0 || at[k] >= limit || (uint64_t)at[k + 1] - (uint64_t)at[k] - 1 > 3)
             return 0;
     for (k = 0; k < 8; k++) {
-        n[k] = (uint32_t)(o[k + 1] - o[k]);
-        w[k] = (uint32_t)sashite_load32(data + o[k]);
+        n[k] = (uint32_t)(at[k + 1] - at[k]);
+        w[k] = (uint32_t)sashite_load32(data + at[k]);
     }
     return 1;
 }

@@ -28,7 +28,7 @@ cdef class RowTexts:
         return TEXT_MISSING
 
     cdef str other_text(self, Py_ssize_t i):
-        """A TEXT_OTHER row as a str."""
+        """A TEXT_OTHER row as a str (the row text() read last, as it read it)."""
         return None
 
     cdef object row_holder(self, Py_ssize_t i):
@@ -38,7 +38,7 @@ cdef class RowTexts:
         return None
 
     cdef int stop(self, Py_ssize_t i) except -1:
-        """Raises why row i (TEXT_STOP) cannot be read."""
+        """Raises why row i (TEXT_STOP, the row text() read last) cannot be read."""
         return 0
 
     cdef int check(self) except -1:
@@ -134,6 +134,11 @@ cdef class ArrowTexts(RowTexts):
     cdef const ArrowArray* table   # its table row (one-column tables), else NULL
     cdef ArrowArray child          # a table's child, moved to the table's offset
     cdef int64_t dictionary_size
+    # What text() read of its row, kept for other_text() and stop(): read again, the
+    # row may have been rewritten meanwhile (another thread, a shared buffer)
+    cdef const unsigned char* read_bytes
+    cdef int64_t read_length
+    cdef int read_kind
 
     cdef void open_chunk(self, Py_ssize_t c) noexcept:
         cdef const ArrowArray* a = self.chunks[c]
@@ -217,23 +222,21 @@ cdef class ArrowTexts(RowTexts):
         return total
 
     cdef int text(self, Py_ssize_t i, const unsigned char** p, Py_ssize_t* n) noexcept:
-        cdef int64_t length
+        cdef int64_t length = 0
         cdef int kind = self.row_bytes(i, p, &length)
+        self.read_kind = kind
+        if kind == TEXT_BYTES:
+            self.read_bytes, self.read_length = p[0], length
         if kind != TEXT_BYTES:
             return TEXT_STOP if kind < 0 else kind
         n[0] = <Py_ssize_t>length
         return TEXT_BYTES if all_ascii(p[0], n[0]) else TEXT_OTHER
 
     cdef str other_text(self, Py_ssize_t i):
-        cdef const unsigned char* p
-        cdef int64_t n
-        self.row_bytes(i, &p, &n)
-        return PyUnicode_DecodeUTF8(<const char*>p, n, NULL)
+        return PyUnicode_DecodeUTF8(<const char*>self.read_bytes, self.read_length, NULL)
 
     cdef int stop(self, Py_ssize_t i) except -1:
-        cdef const unsigned char* p
-        cdef int64_t n
-        raise ValueError(MALFORMED[self.row_bytes(i, &p, &n)])
+        raise ValueError(MALFORMED[self.read_kind])
 
 
 @cython.internal
