@@ -290,11 +290,12 @@ def peak_kib(path: Path, source: str, settings: str) -> int:
 def test_tokenize_holds_a_read_not_the_line(source: str, tmp_path: Path) -> None:
     # A line of 64 MiB (the twin, seven times slower a character, reads 64 KiB at a
     # time and gets a line of 4 MiB): holding it whole would take the line's size twice
-    # (its bytes and its text) and more a token; the bound is a quarter of it.
+    # (its bytes and its text) and more a token; the bound is half of it (the twin's
+    # own caches and arenas take a MiB of a 4 MiB line).
     size, settings = (64 << 20, "") if IMPLEMENTATION == "cython" else (4 << 20, "CHUNK=65536")
     unit = UNIT.encode().replace(b"8" * 56, b"8" * 250)
     small, line = tmp_path / "small.txt", tmp_path / "line.txt"
     small.write_bytes(unit + b"\n")
     line.write_bytes(unit * (size // len(unit)) + b"\n")
     baseline = peak_kib(small, source, settings)
-    assert peak_kib(line, source, settings) - baseline < size // 4 // 1024
+    assert peak_kib(line, source, settings) - baseline < size // 2 // 1024
