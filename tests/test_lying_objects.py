@@ -117,3 +117,30 @@ def test_every_missing_value_is_missing(core: ModuleType) -> None:
             core.parse_many(["K", not_missing], True, "mark")
         with pytest.raises(TypeError, match=f"item 1 is {type(not_missing).__name__}"):
             core.tokenize_many(["K", not_missing], True, "mark")
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_missing_values_are_known_whatever_was_imported_before(core: ModuleType) -> None:
+    """The missing types are looked up again when pandas or numpy is imported after a
+    first call, even when sys.modules keeps its size (modules removed as many as came)."""
+    child = run_child(
+        core,
+        """
+        import sys, types
+        for i in range(1000):
+            sys.modules[f"stand_in_{i}"] = types.ModuleType("stand_in")
+        core.tokenize_many([None], True)
+        core.parse_many([None], True, "mark")
+        before = len(sys.modules)
+        import numpy as np
+        import pandas as pd
+        for i in range(len(sys.modules) - before):
+            del sys.modules[f"stand_in_{i}"]
+        assert len(sys.modules) == before
+        for value in (pd.NA, pd.NaT, np.float32("nan")):
+            print(list(core.tokenize_many(["K", value], True).missing_rows),
+                  list(core.parse_many(["K", value], True, "mark").invalid))
+        """,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.splitlines() == ["[1] [1]"] * 3

@@ -5,6 +5,7 @@
 
 from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_Release,
                              PyObject_CheckBuffer, PyObject_GetBuffer)
+from cpython.dict cimport PyDict_GetItem
 from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_Check
 from libc.stdint cimport int64_t, uint64_t
@@ -352,31 +353,43 @@ cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):
 # The types whose objects are missing values besides None and float NaN, as
 # _inputs.missing_types finds them (pandas.NA's and pandas.NaT's; numpy's float scalars
 # that are not float, missing when NaN), held here so that is_missing compares type
-# pointers only.  Looked up again when sys.modules changed size (pandas or numpy
-# imported since), before any item is read: a lookup may run Python code.
+# pointers only.  Looked up again when a module they come from changed in sys.modules
+# (pandas or numpy imported since, or replaced), before any item is read: a lookup may
+# run Python code.
 DEF MISSING_TYPES = 8
-cdef object missing_held = ()  # the tuples below, kept alive
+cdef object missing_held = ()  # the tuples below and the modules they came from
 cdef PyObject* missing_always[MISSING_TYPES]
 cdef PyObject* missing_nan[MISSING_TYPES]
 cdef Py_ssize_t missing_always_count = 0, missing_nan_count = 0
-cdef Py_ssize_t modules_seen = -1
+cdef PyObject* missing_from[3]  # the modules (NULL: not imported; None: never looked)
+cdef bint missing_known = False
 
 
 cdef int know_missing_types() except -1:
     """Before a bulk call reads items: the missing types of the modules loaded now."""
-    global missing_held, missing_always_count, missing_nan_count, modules_seen
-    cdef Py_ssize_t seen = len(_sys.modules)
-    if seen == modules_seen:
+    global missing_held, missing_always_count, missing_nan_count, missing_known
+    cdef dict modules = _sys.modules
+    cdef PyObject* now[3]
+    cdef Py_ssize_t i
+    now[0] = PyDict_GetItem(modules, "pandas._libs.missing")
+    now[1] = PyDict_GetItem(modules, "pandas._libs.tslibs.nattype")
+    now[2] = PyDict_GetItem(modules, "numpy")
+    if (missing_known and now[0] == missing_from[0] and now[1] == missing_from[1]
+            and now[2] == missing_from[2]):
         return 0
     always, nan = _inputs.missing_types()
     always, nan = tuple(always)[:MISSING_TYPES], tuple(nan)[:MISSING_TYPES]
-    missing_held = (always, nan)
+    held = [always, nan]
+    for i in range(3):  # held too, so that a module freed cannot pass for a new one
+        held.append(<object>now[i] if now[i] != NULL else None)
+        missing_from[i] = now[i]
+    missing_held = held
     for i, t in enumerate(always):
         missing_always[i] = <PyObject*>t
     for i, t in enumerate(nan):
         missing_nan[i] = <PyObject*>t
     missing_always_count, missing_nan_count = len(always), len(nan)
-    modules_seen = seen
+    missing_known = True
     return 0
 
 

@@ -33,7 +33,7 @@ def input_kind(tokens: object) -> str:
     if hasattr(cls, "__arrow_c_array__") or hasattr(cls, "__arrow_c_stream__"):
         # Python objects underneath (numpy object dtype, pandas' python-storage
         # strings): their numpy array is read as is; anything else is Arrow data.
-        in_numpy = kind == "O" and type(dtype).__module__.startswith("numpy")
+        in_numpy = kind == "O" and module_of(dtype).startswith("numpy")
         if (in_numpy or getattr(dtype, "storage", None) == "python") and hasattr(
             tokens, "to_numpy"
         ):
@@ -50,14 +50,26 @@ def input_kind(tokens: object) -> str:
     return OTHER
 
 
+def module_of(obj: object) -> str:
+    """The module an object's type says it is from, or "" where that is not a str (a
+    class may set __module__ to None, or to a str subclass whose methods run code)."""
+    return module_of_class(type(obj))
+
+
+def module_of_class(cls: type) -> str:
+    module = getattr(cls, "__module__", None)
+    return module if type(module) is str else ""
+
+
 def own_items(items: Any) -> Any:
-    """A list's or tuple's own items, as CPython's C functions read them: an exact list
-    or tuple as it is, a subclass's storage copied (its __len__, __iter__ and
-    __getitem__, which may say anything, are not asked)."""
+    """A list's or tuple's own items, as CPython's C functions read them: an exact tuple
+    as it is, a list's or a subclass's storage copied (a subclass's __len__, __iter__ and
+    __getitem__, which may say anything, are not asked; a list read whole as it was
+    when the call began, whatever a handler does to it meanwhile)."""
     kind = type(items)
-    if kind is list or kind is tuple:
+    if kind is tuple:
         return items
-    if issubclass(kind, list):
+    if issubclass(kind, list):  # copied even when exact: a signal handler may change it
         return list.copy(items)
     return tuple.__getitem__(items, slice(None))
 
@@ -111,7 +123,7 @@ def check_strings(column: object, caller: str) -> None:
     the readers.  A pandas float column of NaN alone (what read_csv makes of an empty
     column) holds only missing values, and is read as such.  A column of strings
     passes in a few attribute reads (no exception raised and caught on the way)."""
-    library = type(column).__module__.partition(".")[0]
+    library = module_of(column).partition(".")[0]
     if library not in ("numpy", "pandas", "pyarrow", "polars"):
         return
     if library == "pyarrow":
@@ -151,12 +163,12 @@ def described(column: object) -> str:
     cls = type(column)
     name = "array" if cls.__name__ == "ndarray" else cls.__name__
     whole = not hasattr(column, "dtype") and not hasattr(column, "type")
-    return f"{cls.__module__.partition('.')[0]} {name}{chr(39) + 's column' if whole else ''}"
+    return f"{module_of_class(cls).partition('.')[0]} {name}{chr(39) + 's column' if whole else ''}"
 
 
 def all_missing(column: Any, dtype: Any) -> bool:
     """Whether a pandas column is numpy floats, every one NaN (read as missing values)."""
-    if getattr(dtype, "kind", None) != "f" or not type(dtype).__module__.startswith("numpy"):
+    if getattr(dtype, "kind", None) != "f" or not module_of(dtype).startswith("numpy"):
         return False
     return bool(column.isna().all())
 
@@ -170,7 +182,7 @@ def arrow_column_type(column: Any) -> Any:
         if schema is None or len(schema) != 1:
             return None
         kind = schema.types[0]
-    return kind if type(kind).__module__.startswith("pyarrow") else None
+    return kind if module_of(kind).startswith("pyarrow") else None
 
 
 def arrow_strings(kind: Any, caller: str) -> bool:
@@ -198,7 +210,7 @@ def pandas_strings(dtype: Any, caller: str) -> bool:
         return pandas_strings(dtype.categories.dtype, caller)
     if name == "ArrowDtype":
         return arrow_strings(dtype.pyarrow_dtype, caller)
-    in_numpy = type(dtype).__module__.startswith("numpy")
+    in_numpy = module_of(dtype).startswith("numpy")
     return name == "StringDtype" or (in_numpy and getattr(dtype, "kind", None) == "O")
 
 
@@ -227,28 +239,35 @@ def is_missing(item: object) -> bool:
     return False
 
 
-_missing_seen: list[Any] = [-1, (), ()]  # sys.modules' size when last looked, the types
+# The modules the missing types come from, as last looked up, and the types.
+_MISSING_MODULES = ("pandas._libs.missing", "pandas._libs.tslibs.nattype", "numpy")
+_missing_seen: list[Any] = [None, (), ()]
+
+
+def missing_modules() -> tuple[object, ...]:
+    """The modules the missing types come from, as sys.modules holds them now (None for
+    one not imported): a change of any is a reason to look the types up again."""
+    modules = sys.modules
+    return tuple(modules.get(name) for name in _MISSING_MODULES)
 
 
 def missing_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
     """The types whose objects are missing values besides None and float NaN, of the
     modules loaded now (neither pandas nor numpy is imported here): pandas.NA's and
     pandas.NaT's types (always missing), and numpy's float scalar types that are not
-    float (missing when NaN).  Looked up again when sys.modules changed size."""
-    modules = sys.modules
-    if len(modules) != _missing_seen[0]:
-        always = (
-            _type_of(modules.get("pandas._libs.missing"), "NAType"),
-            _type_of(modules.get("pandas._libs.tslibs.nattype"), "NaTType"),
-        )
-        numpy = modules.get("numpy")
+    float (missing when NaN).  Looked up again when one of those modules changed."""
+    now = missing_modules()
+    seen = _missing_seen[0]
+    if seen is None or any(a is not b for a, b in zip(now, seen, strict=True)):
+        missing, nattype, numpy = now
+        always = (_type_of(missing, "NAType"), _type_of(nattype, "NaTType"))
         nan = (
             _type_of(numpy, "float16"),
             _type_of(numpy, "float32"),
             _type_of(numpy, "longdouble"),
         )
         _missing_seen[:] = (
-            len(modules),
+            now,
             tuple(t for t in always if t is not None),
             tuple(t for t in nan if t is not None and not issubclass(t, float)),
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._core import core
 from ._errors import ParseError
-from ._inputs import check_strings
+from ._inputs import check_strings, is_sequence, module_of
 from ._marks import label_of
 
 # typing is not imported at run time (it costs more than the rest of the import):
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def parse_many(tokens: object, epin: bool, errors: str) -> TokenArray:
     """The core's parse_many, with pandas objects unwrapped and their labels kept."""
-    if not type(tokens).__module__.startswith("pandas"):
+    if not module_of(tokens).startswith("pandas"):
         return core.parse_many(tokens, epin, errors)  # input_kind checks the dtype
     data, labels = unwrap(tokens, "parse_many")
     try:
@@ -148,14 +148,14 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
     of those, a pandas object unwrapped as parse_many unwraps it, its index kept (each
     token gets its row's label)."""
     labels = None
-    if isinstance(texts, (list, tuple)):
+    if is_sequence(texts):  # by its type, as the cores: __class__ may lie
         rows: object = texts
     elif isinstance(texts, (str, bytes, bytearray, memoryview)):
         raise TypeError(
             "tokenize_many takes many texts (a list of str, a column), not one "
             f"{type(texts).__name__}: Epin.tokenize reads one"
         )
-    elif type(texts).__module__.startswith("pandas"):
+    elif module_of(texts).startswith("pandas"):
         data, labels = unwrap(texts, "tokenize_many")
         rows = data.texts() if type(data) is Categories else texts_of(data)
     else:
@@ -187,7 +187,7 @@ def texts_of(texts: Any) -> object:
     tuple, or an Arrow column (pyarrow, polars, DuckDB, nanoarrow, a pandas Arrow
     array's data) as it is, read in place; a numpy array's texts as a list (tolist, in
     C); any other iterable's items."""
-    if isinstance(texts, (list, tuple)):
+    if is_sequence(texts):
         return texts
     kind = type(texts)
     if hasattr(kind, "__arrow_c_array__") or hasattr(kind, "__arrow_c_stream__"):
