@@ -13,6 +13,8 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import CORES, optional
 
+from sashite_epin import ParseError
+
 pd = optional("pandas")
 pl = optional("polars")
 duckdb = optional("duckdb")
@@ -101,3 +103,24 @@ def test_duckdb_results_of_many_batches(core: ModuleType) -> None:
         result = core.tokenize_many(relation, True)
         assert len(result) == 2 * rows
         assert len(result.row_offsets) == rows + 1
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_chunks_that_share_one_dictionary(core: ModuleType) -> None:
+    """A dictionary many chunks share (unify_dictionaries, a categorical's) is read as
+    its strings are, and checked once: 2,000 chunks of a 40,000-entry dictionary (the
+    twin, which decodes each chunk's dictionary, 100 of 2,000)."""
+    count = 2000 if core.IMPLEMENTATION == "cython" else 100
+    batches = [
+        pa.record_batch([pa.array([f"K^+p/{b}/{i}" for i in range(20)]).dictionary_encode()], ["p"])
+        for b in range(count)
+    ]
+    column = pa.Table.from_batches(batches).unify_dictionaries().column(0)
+    assert column.num_chunks == count and len(column.chunk(0).dictionary) == 20 * count
+    plain = column.cast(pa.string())
+    for epin in (True, False):
+        assert records(core.tokenize_many(column, epin)) == records(core.tokenize_many(plain, epin))
+    broken = pa.chunked_array([pa.DictionaryArray.from_arrays([0, 1], ["K", "K^^"])] * 50)
+    with pytest.raises(ParseError) as info:
+        core.tokenize_many(broken, True)
+    assert (info.value.index, info.value.position) == (1, 2)

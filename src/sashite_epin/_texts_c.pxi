@@ -139,6 +139,11 @@ cdef class ArrowTexts(RowTexts):
     cdef const unsigned char* read_bytes
     cdef int64_t read_length
     cdef int read_kind
+    # The last dictionary checked whole: chunks that share one (unify_dictionaries, a
+    # categorical's) have it checked once, not once a chunk.  Every chunk is held for
+    # the call, so buffers at the same addresses are the same buffers.
+    cdef const void* checked[4]
+    cdef int64_t checked_offset, checked_length, checked_buffers
 
     cdef void open_chunk(self, Py_ssize_t c) noexcept:
         cdef const ArrowArray* a = self.chunks[c]
@@ -168,12 +173,36 @@ cdef class ArrowTexts(RowTexts):
             return
         self.dictionary_size = self.values.dictionary.length
         self.opened = open_reader(&self.reader, self.values.dictionary, self.t.layout)
+        if self.opened != S_OK or self.was_checked(self.values.dictionary):
+            return
         # the dictionary's entries, all checked first (as parse_many scans them)
         j = 0
         while self.opened == S_OK and self.t.layout != A_NULL and j < self.dictionary_size:
             if not is_null(self.reader.values, j):
                 self.opened = entry_text(&self.reader, j, &p, &n)
             j += 1
+        if self.opened == S_OK:
+            self.remember_checked(self.values.dictionary)
+
+    cdef bint was_checked(self, const ArrowArray* d) noexcept:
+        cdef int64_t b
+        if (d.n_buffers != self.checked_buffers or d.offset != self.checked_offset
+                or d.length != self.checked_length or d.buffers == NULL):
+            return False
+        for b in range(d.n_buffers):
+            if d.buffers[b] != self.checked[b]:
+                return False
+        return True
+
+    cdef void remember_checked(self, const ArrowArray* d) noexcept:
+        cdef int64_t b
+        self.checked_buffers = 0  # none remembered (more buffers than kept)
+        if d.n_buffers > 4 or d.buffers == NULL:
+            return
+        for b in range(d.n_buffers):
+            self.checked[b] = d.buffers[b]
+        self.checked_offset, self.checked_length = d.offset, d.length
+        self.checked_buffers = d.n_buffers
 
     cdef int row_bytes(self, Py_ssize_t i, const unsigned char** p, int64_t* n) noexcept:
         """Row i's bytes (TEXT_BYTES), TEXT_MISSING, or a status S_* (< 0)."""
