@@ -694,10 +694,10 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             if kind == TEXT_BYTES:
                 owner = texts.row_holder(i)
             else:
-                try:
-                    owner = texts.other_text(i)
-                except UnicodeDecodeError as not_text:  # an Arrow row
-                    k = not_utf8(&g, k, i, epin, mark, not_text, window, &failure, &refused)
+                owner = texts.other_text(i)
+                if owner is None:  # an Arrow row that is not UTF-8
+                    k = not_utf8(&g, k, i, epin, mark, texts.not_text, texts.not_text_at,
+                                 window, &failure, &refused)
                     i += 1
                     continue
                 n = PyUnicode_GET_LENGTH(owner)
@@ -742,22 +742,29 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
 
 
 cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
-                         object not_text, Py_ssize_t window, RowFailure* failure,
-                         Refusals* refused) except -2:
-    """An Arrow row whose bytes are not UTF-8 (not_text, the decoder's error): judged up to
-    its first undecodable byte, then failing there as parse_many fails such an entry
-    (its U+FFFD is no letter); the row's ParseError or mark, as row_failed."""
-    cdef str before = (<bytes>not_text.object[:not_text.start]).decode("utf-8")
-    cdef bytes keep = byte_copy(before)
-    cdef const unsigned char* p = text_of(before, keep)
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(before), end
-    cdef str text = before + "\ufffd"
+                         const unsigned char* text, Py_ssize_t bad, Py_ssize_t window,
+                         RowFailure* failure, Refusals* refused) except -2:
+    """An Arrow row whose bytes are not UTF-8 from text[bad] on: judged up to that byte
+    (read where it lies when ASCII, else decoded and narrowed), then failing there as
+    parse_many fails such an entry (its U+FFFD is no letter) unless a token before it
+    failed first; the row's ParseError or mark, as row_failed."""
+    cdef str before = None
+    cdef bytes keep = None
+    cdef const unsigned char* p = text
+    cdef Py_ssize_t n = bad, end
+    if not all_ascii(text, bad):
+        before = PyUnicode_DecodeUTF8(<const char*>text, bad, NULL)
+        n = PyUnicode_GET_LENGTH(before)
+        keep = byte_copy(before)
+        p = text_of(before, keep)
     if scan_long_row(g, k, p, n, epin, window, failure) >= 0:
         failure.at, failure.reason = n, R_NOT_A_LETTER
-        end = n + 1
+        token = "\ufffd"
     else:
         end = failure.at + attempt_length(p + failure.at, n - failure.at, epin)
-    return row_failed(g, k, row, epin, mark, failure, text[failure.at:end], refused)
+        token = ((<bytes>p[failure.at:end]).decode("ascii") if before is None
+                 else before[failure.at:end])
+    return row_failed(g, k, row, epin, mark, failure, token, refused)
 
 
 cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,

@@ -18,6 +18,10 @@ cdef class RowTexts:
     in order, going back to the row after a refused one).  A row that cannot be read
     is TEXT_STOP, not an exception: the rows before it are judged first."""
     cdef Py_ssize_t rows
+    # other_text()'s row when it is not UTF-8 (it gave None): its bytes, and where the
+    # first sequence that is not UTF-8 starts (as Python's decoder names it)
+    cdef const unsigned char* not_text
+    cdef Py_ssize_t not_text_at
 
     cdef Py_ssize_t length(self) except -1:
         """The texts' characters in all, or more: room for their tokens."""
@@ -28,7 +32,8 @@ cdef class RowTexts:
         return TEXT_MISSING
 
     cdef str other_text(self, Py_ssize_t i):
-        """A TEXT_OTHER row as a str (the row text() read last, as it read it)."""
+        """A TEXT_OTHER row as a str (the row text() read last, as it read it); None for
+        bytes that are not UTF-8 (not_text and not_text_at set)."""
         return None
 
     cdef object row_holder(self, Py_ssize_t i):
@@ -113,6 +118,29 @@ cdef inline bint all_ascii(const unsigned char* p, Py_ssize_t n) noexcept nogil:
         seen |= p[i]
         i += 1
     return not (seen & <uint64_t>0x8080808080808080)
+
+
+DEF UTF8_WINDOW = 1 << 16
+
+
+cdef Py_ssize_t first_not_utf8(const unsigned char* p, Py_ssize_t n) except -2:
+    """-1 when p[0 .. n - 1] is UTF-8, else where its first sequence that is not starts,
+    as Python's decoder names it: decoded a window at a time (a failure's error holds a
+    copy of what was decoded, not of the whole row), each window cut before a byte that
+    continues no sequence, so that no sequence is split."""
+    cdef Py_ssize_t start = 0, end
+    while start < n:
+        end = min(n, start + UTF8_WINDOW)
+        while end < n and (p[end] & 0xC0) == 0x80:
+            end += 1
+        try:
+            PyUnicode_DecodeUTF8(<const char*>p + start, end - start, NULL)
+        except UnicodeDecodeError as error:
+            return start + error.start
+        start = end
+        if start & ((UTF8_WINDOW << 6) - 1) < UTF8_WINDOW:  # Ctrl-C, every 4 MiB or so
+            PyErr_CheckSignals()
+    return -1
 
 
 @cython.internal
@@ -262,6 +290,10 @@ cdef class ArrowTexts(RowTexts):
         return TEXT_BYTES if all_ascii(p[0], n[0]) else TEXT_OTHER
 
     cdef str other_text(self, Py_ssize_t i):
+        cdef Py_ssize_t bad = first_not_utf8(self.read_bytes, self.read_length)
+        if bad >= 0:
+            self.not_text, self.not_text_at = self.read_bytes, bad
+            return None
         return PyUnicode_DecodeUTF8(<const char*>self.read_bytes, self.read_length, NULL)
 
     cdef int stop(self, Py_ssize_t i) except -1:
