@@ -306,3 +306,15 @@ def test_no_error_of_tokenize_many_names_parse_many() -> None:
         with pytest.raises(TypeError) as info:
             Epin.tokenize_many(make())
         assert "parse_many" not in str(info.value), str(info.value)
+
+
+def test_a_category_that_is_not_str_is_named_by_its_first_row() -> None:
+    """Both readers name the first row whose category is not a str (parse_many named the
+    category's position); a category no row takes is never read."""
+    series = pd.Series(pd.Categorical(["K", "p", "K", "p", 3, 3]), index=list("abcdef"))
+    for reader in (Epin.parse_many, Epin.tokenize_many):
+        with pytest.raises(TypeError, match="item 4 is int, not str"):
+            reader(series)
+    unused = pd.Series(pd.Categorical(["K", "p"], categories=["K", "p", 3]))
+    assert [str(t) for t in Epin.parse_many(unused)] == ["K", "p"]
+    assert [str(t) for t in Epin.tokenize_many(unused)] == ["K", "p"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._core import core
 from ._errors import ParseError
-from ._inputs import check_strings, is_sequence, module_of
+from ._inputs import check_strings, is_missing, is_sequence, module_of
 from ._marks import label_of
 
 # typing is not imported at run time (it costs more than the rest of the import):
@@ -116,14 +116,41 @@ class Categories:
         if errors not in ("raise", "mark"):  # the table below is always parsed marked
             raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
         categories = self.values.categories
-        # The categories and a missing value after them, which code -1 (a missing
-        # entry) takes as a position counted from the end.
-        table = core.parse_many([*categories.array.to_numpy(object), None], epin, "mark")
-        result: TokenArray = table[self.values.codes]
+        codes = self.values.codes
+        entries = [*categories.array.to_numpy(object), None]
+        try:
+            # The categories and a missing value after them, which code -1 (a missing
+            # entry) takes as a position counted from the end.
+            table = core.parse_many(entries, epin, "mark")
+        except TypeError:
+            error = self.wrong_type(entries, codes)
+            if error is not None:
+                raise error from None
+            # Only categories no row takes are not str: read as missing, never taken.
+            entries = [e if issubclass(type(e), str) else None for e in entries]
+            table = core.parse_many(entries, epin, "mark")
+        result: TokenArray = table[codes]
         if errors == "raise" and len(result.invalid):
             first = result.errors()[0]
             raise ParseError(first.token, first.reason, first.notation, first.index)
         return result
+
+    @staticmethod
+    def wrong_type(entries: list[object], codes: Any) -> TypeError | None:
+        """The TypeError for the first row whose category is not a str, naming the row
+        (as parse_many over the rows' values names it), where the core named the
+        category; None when no row takes such a category."""
+        import numpy  # pandas brings it
+
+        first = len(codes)
+        for k, entry in enumerate(entries[:-1]):
+            if not issubclass(type(entry), str) and not is_missing(entry):
+                rows = numpy.flatnonzero(codes == k)
+                if len(rows) and rows[0] < first:
+                    first, kind = int(rows[0]), type(entry)
+        if first == len(codes):
+            return None
+        return TypeError(f"item {first} is {kind.__name__}, not str")
 
     def texts(self) -> object:
         """The texts for tokenize_many: an Arrow dictionary column, whose categories the
