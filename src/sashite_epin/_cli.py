@@ -627,6 +627,8 @@ class Tokens:
             if done is None:
                 return  # the finding is written
             if done == start:
+                if ends and start < len(held):  # a piece past the margin moves on
+                    raise AssertionError(f"tokenize stopped at {self.base + start}")
                 break  # the rest waits for the next piece
             start = done
             if start == len(held) and ends:
@@ -637,7 +639,7 @@ class Tokens:
     def scan(self, held: str, start: int, ends: bool) -> int | None:
         """Write the tokens of ``held[start:]`` that no later character can change, a
         piece at most; returns where they end in held (None once the finding is out)."""
-        text = held[start : start + PIECE]
+        text = held[start : start + max(PIECE, 4 * self.MARGIN)]  # past the margin
         whole = start + len(text) == len(held)  # the piece holds all that is here
         try:
             found = self.kind.tokenize_many([text])
