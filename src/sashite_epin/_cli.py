@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import codecs
+import contextlib
 import json
 import os
 import re
@@ -363,13 +364,22 @@ def texts_of(arguments: list[str], files: list[str], out: Output) -> Iterator[tu
 def lines_from(name: str, out: Output) -> Iterator[tuple[Source, str]]:
     stream = open_input(name)
     shown, line = shown_name(name), 0
-    try:
+    with reading(name, shown, stream):
         for batch in lines_of(stream):
             for text in batch.lines:
                 line += 1
                 yield Source(None, shown, line), text
             out.flush()
-    except OSError as exc:  # a failed read (a failed write is an OutputError)
+
+
+@contextlib.contextmanager
+def reading(name: str, shown: str, stream: BinaryIO) -> Iterator[None]:
+    """A named input while it is read: a failed read is a UsageError naming it (a failed
+    write is an OutputError, a reader gone away main()'s to end quietly), and the
+    stream is closed after, unless it is standard input."""
+    try:
+        yield
+    except OSError as exc:
         if isinstance(exc, BrokenPipeError):
             raise  # our output, not this input: main() ends quietly
         raise UsageError(f"{shown}: {exc.strerror or exc}") from None
@@ -566,19 +576,12 @@ def pieces_from(
 def line_pieces_from(name: str, out: Output) -> Iterator[tuple[Source, str, bool]]:
     stream = open_input(name)
     shown, line = shown_name(name), 1
-    try:
+    with reading(name, shown, stream):
         for batch in pieces_of(stream):
             for piece, ends in batch:
                 yield Source(None, shown, line), piece, ends
                 line += ends
             out.flush()
-    except OSError as exc:  # a failed read (a failed write is an OutputError)
-        if isinstance(exc, BrokenPipeError):
-            raise  # our output, not this input: main() ends quietly
-        raise UsageError(f"{shown}: {exc.strerror or exc}") from None
-    finally:
-        if name != "-":
-            stream.close()
 
 
 def placed(found: TokenArray) -> tuple[list[str], Sequence[int]]:

@@ -78,7 +78,31 @@ def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) ->
     return codes
 
 
-class MarkedTexts(Sequence):  # type: ignore[type-arg]
+class MadeWhenRead(Sequence):  # type: ignore[type-arg]
+    """A read-only sequence whose entries are made when read (by _made(k)): its length,
+    first entries or a slice at once, with no object made before it is asked for."""
+
+    __slots__ = ()
+    _noun = "entry"
+
+    def _made(self, k: int) -> Any:
+        raise NotImplementedError
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, slice):
+            return [self._made(k) for k in range(len(self))[key]]
+        k = operator_index(key)
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(f"{self._noun} index out of range")
+        return self._made(k)
+
+    def __iter__(self) -> Any:
+        return map(self._made, range(len(self)))
+
+
+class MarkedTexts(MadeWhenRead):
     """The rejected entries (token, reason number, offset, None) of tokenize_many's
     refused rows, kept as columns until one is asked for: the tokens' UTF-8 back to back
     (``ends``: where each ends), one reason byte and one offset each.  A column of a
@@ -93,23 +117,12 @@ class MarkedTexts(Sequence):  # type: ignore[type-arg]
     def __len__(self) -> int:
         return len(self._reasons)
 
-    def _entry(self, k: int) -> tuple[str, int, int, None]:
+    _noun = "rejected entry"
+
+    def _made(self, k: int) -> tuple[str, int, int, None]:
         start = self._ends[k - 1] if k else 0
         token = self._texts[start : self._ends[k]].decode("utf-8", "surrogatepass")
         return (token, self._reasons[k], self._positions[k], None)
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, slice):
-            return [self._entry(k) for k in range(len(self))[key]]
-        k = operator_index(key)
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError("rejected entry index out of range")
-        return self._entry(k)
-
-    def __iter__(self) -> Any:
-        return map(self._entry, range(len(self)))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
@@ -166,7 +179,7 @@ def label_of(labels: Any, index: int | None) -> object:
     return label.item() if hasattr(label, "item") and not isinstance(label, tuple) else label
 
 
-class ErrorList(Sequence):  # type: ignore[type-arg]
+class ErrorList(MadeWhenRead):
     """What ``TokenArray.errors()`` returns: a read-only sequence of the ParseErrors of
     the entries marked invalid, in index order, each made when it is read.  A result
     with half a million marked entries gives its error count, its first errors or a
@@ -186,7 +199,7 @@ class ErrorList(Sequence):  # type: ignore[type-arg]
         # Rebuilt from its parts: pickle protocols 0 and 1 cannot save __slots__ alone.
         return (ErrorList, (self._notation, self._invalid, self._rejected, self._labels))
 
-    def _error(self, k: int) -> ParseError:
+    def _made(self, k: int) -> ParseError:
         token, reason, where, line = self._rejected[k]
         index = self._invalid[k]
         notation = self._notation
@@ -200,18 +213,7 @@ class ErrorList(Sequence):  # type: ignore[type-arg]
             label_of(self._labels, index),
         )
 
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, slice):
-            return [self._error(k) for k in range(len(self))[key]]
-        k = operator_index(key)
-        if k < 0:
-            k += len(self)
-        if not 0 <= k < len(self):
-            raise IndexError("error index out of range")
-        return self._error(k)
-
-    def __iter__(self) -> Any:
-        return map(self._error, range(len(self)))
+    _noun = "error"
 
     def __repr__(self) -> str:
         return f"<{len(self)} errors of {self._notation} entries>"
