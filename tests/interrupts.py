@@ -2,7 +2,7 @@
 
     python tests/interrupts.py CASE [--tokens N] [--at FRACTION]
 
-Builds the case's input (unless told, 30M tokens, or up to 120M where the call would
+Builds the case's input (unless told, 30M tokens, or up to 60M where the call would
 take under a tenth of a second of CPU) and runs the call whole twice, timing the
 shorter in the process's CPU time.  Then it runs the call again under a timer on the process's CPU
 clock that expires FRACTION of the way into it (a third unless told) and sends SIGINT,
@@ -46,8 +46,8 @@ from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS, uniform
 # parent forces it, so the case stays long on every CPU without more memory).
 COUNT = 30_000_000
 # A case whose call would take less CPU time than this (in seconds) gets more tokens
-# (up to 4x, sized for twice this): the timer's lateness and the core's piece must stay
-# well inside a third of the call.
+# (up to twice as many, sized for 1.5x this): the timer's lateness and the core's piece
+# must stay well inside a third of the call.
 SHORTEST = 0.1
 
 
@@ -226,8 +226,8 @@ def main() -> None:
     count = args.tokens
     if count is None:  # sized to last: an eighth first, timed, tells how many
         probe = cpu_seconds(case(args.case, COUNT // 8))
-        wanted = int(COUNT / 8 * 2 * SHORTEST / max(probe, 1e-6))
-        count = min(4 * COUNT, max(COUNT, wanted))
+        wanted = int(COUNT / 8 * 1.5 * SHORTEST / max(probe, 1e-6))
+        count = min(2 * COUNT, max(COUNT, wanted))
     call = case(args.case, count)
     whole = cpu_seconds(call)
     # The interned token strs (not the one-character ones: CPython shares those with
