@@ -8,12 +8,12 @@ from __future__ import annotations
 import random
 import re
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from conftest import CORES, TRICKY, implementation_expected
+from downstream.compile_downstream import build, load
 from oracle import EPIN_RE, PIN_RE
 
 from sashite_epin import ParseError, Reason
@@ -21,8 +21,6 @@ from sashite_epin._corpora import EPIN_TOKENS
 from sashite_epin._errors import reason_text
 
 HERE = Path(__file__).parent / "downstream"
-sys.path.insert(0, str(HERE))
-from compile_downstream import build, load  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     implementation_expected() == "python", reason="the C-level API needs the compiled core"

@@ -10,7 +10,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -235,10 +234,12 @@ def test_ctrl_c_exits_130_without_traceback() -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert process.stdin is not None and process.stderr is not None
-    process.stdin.write("K\n")
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("K^^\n")
     process.stdin.flush()
-    time.sleep(1.0)  # past start-up: the command is waiting on its input
+    # Its finding, flushed as its line arrives, shows the command past start-up and
+    # waiting on its input (a fixed wait was too short on a busy machine).
+    assert process.stdout.readline().startswith("(standard input):1: 'K^^'")
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert (process.returncode, err) == (130, "")

@@ -96,16 +96,17 @@ def test_the_column_is_an_argument(tmp_path: Path) -> None:
 
 
 @needs("dask")
-def test_partition_results_pickle_and_combine(dataset: tuple[Path, list[str | None]]) -> None:
-    sys.path.insert(0, str(EXAMPLE.parent))
-    try:
-        import dask
-        from dask_tokens import parsed_arrays  # type: ignore[import-not-found]
+def test_partition_results_pickle_and_combine(
+    dataset: tuple[Path, list[str | None]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The example is imported by name, here and in the workers (which are handed the
+    # parent's path), so its folder goes on the path for this test only.
+    monkeypatch.syspath_prepend(EXAMPLE.parent)
+    import dask
+    from dask_tokens import parsed_arrays  # type: ignore[import-not-found]
 
-        with dask.config.set(scheduler="processes", num_workers=2):
-            combined = parsed_arrays(str(dataset[0]), "piece")
-    finally:
-        sys.path.remove(str(EXAMPLE.parent))
+    with dask.config.set(scheduler="processes", num_workers=2):
+        combined = parsed_arrays(str(dataset[0]), "piece")
     whole = Epin.parse_many(dataset[1], errors="mark")
     assert combined == whole and list(combined.invalid) == list(whole.invalid)
     assert [e.token for e in combined.errors()] == [e.token for e in whole.errors()]

@@ -62,6 +62,7 @@ cdef extern from "_formats.h" nogil:
 cdef extern from "Python.h":
     ctypedef struct PyListObject:
         PyObject** ob_item
+    void Py_SET_SIZE(object o, Py_ssize_t size)
 
 cdef extern from *:
     """
@@ -453,8 +454,11 @@ cdef class TokenArray:
         except BaseException:
             # Interrupted: the list, about to be freed, is made to hold nothing, rather
             # than given references to drop again (one by one where threads run free:
-            # as long as the work it stopped).
-            memset(items, 0, start * sizeof(PyObject*))
+            # as long as the work it stopped).  Its length 0, not its entries cleared:
+            # the deallocator reads every entry up to the length, and those past the
+            # ones written are pages never touched, each a fault of its own (2.4 GB,
+            # half a second, for 300M tokens).
+            Py_SET_SIZE(result, 0)
             raise
         for key in range(<unsigned>RECORD_KEYS):  # the list owns what it holds
             if uses[key]:
