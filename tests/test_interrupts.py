@@ -61,9 +61,10 @@ def test_ctrl_c_stops_a_long_call_at_once(case: str) -> None:
     lines = done.stdout.split("\n")
     assert lines[0].startswith("interrupted "), (done.stdout, done.stderr, done.returncode)
     figures = lines[0].split()
-    whole, after = float(figures[2]), float(figures[4])
+    whole, after, allowance = float(figures[2]), float(figures[4]), float(figures[-1])
     # The signal came a third of the way into the call: one that checked no signal
     # would end two thirds of its length after it; one that checks ends within a piece
-    # (and the timer's own lateness, a scheduler tick).
-    assert after < whole / 3, lines[0]
+    # (and the timer's own lateness, a scheduler tick), or after a step of CPython's
+    # own that no extension can interrupt (allowance: a result list's allocation).
+    assert after < whole / 3 + allowance, lines[0]
     assert (lines[1], done.returncode) == ("ok", 0), done.stderr

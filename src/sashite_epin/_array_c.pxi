@@ -9,6 +9,10 @@ from cpython.exc cimport PyErr_CheckSignals
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_DECREF
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
+    void PyObject_GC_Track(void* op)
 from libc.stdint cimport (int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t,
                           uint64_t)
 from libc.stdlib cimport free, malloc, realloc
@@ -436,6 +440,10 @@ cdef class TokenArray:
         result = PyList_New(self.count)
         items = (<PyListObject*>result).ob_item
         memset(uses, 0, sizeof(uses))
+        # Out of the collector's sight while it fills: from CPython 3.12 on a signal
+        # check may run a collection, which would walk every entry of a list this long
+        # while Ctrl-C waits.  Only this frame holds the list, and strs make no cycle.
+        PyObject_GC_UnTrack(<PyObject*>result)
         # Each token's str by its record key (one load and a multiply, where its code
         # takes five byte loads).  The references are counted per key, then added once
         # per token str: a million increments of 624 refcounts spread over memory cost
@@ -463,6 +471,7 @@ cdef class TokenArray:
         for key in range(<unsigned>RECORD_KEYS):  # the list owns what it holds
             if uses[key]:
                 add_references(strs_by_key[key], uses[key])
+        PyObject_GC_Track(<PyObject*>result)  # the caller's list, like any other
         return result
 
     def to_bytes(self, sep=b"\n"):
