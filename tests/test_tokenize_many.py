@@ -158,6 +158,45 @@ def test_the_cores_agree(core: ModuleType) -> None:
             (e.index, e.token, e.reason, e.position) for e in twin.errors()]  # fmt: skip
 
 
+def short_texts(rng: random.Random, count: int) -> list[object]:
+    """Short texts of 0 to 9 characters, most of them refused, many repeated (a column
+    of typos), some valid, empty or missing: past the compiled core's table of refused
+    short texts (4,096 slots) in number of distinct ones, so slots are taken over."""
+    alphabet = "Kk+-^'pQ/1 \r\x00é"
+    common = ["K^^", "+", "k''", "^K", "--p", "Q^'^", "K^", "p", ""]
+    texts: list[object] = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.5:
+            texts.append(rng.choice(common))
+        elif roll < 0.55:
+            texts.append(None)
+        else:
+            texts.append("".join(rng.choices(alphabet, k=rng.randint(0, 9))))
+    return texts
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_short_refused_rows_fail_as_tokenize_says_each_time(core: ModuleType, epin: bool) -> None:
+    from sashite_epin import _core_py
+
+    rng = random.Random(47)
+    texts = short_texts(rng, 30_000)
+    result = core.tokenize_many(texts, epin, "mark")
+    want = [([], []) if t is None else tokenize_row(core, t, epin) for t in texts]
+    assert by_row(result, len(texts)) == want
+    twin = _core_py.tokenize_many(texts, epin, "mark")
+    assert records(result) == records(twin)
+    assert (result.offsets, result.row_offsets, result.missing_rows) == (
+        twin.offsets, twin.row_offsets, twin.missing_rows)  # fmt: skip
+    assert list(result.reason_codes()) == list(twin.reason_codes())
+    # The same column again, and as an Arrow column: nothing carried over between calls
+    again = core.tokenize_many(pa.array(texts, pa.string()), epin, "mark")
+    assert records(again) == records(result)
+    assert [(e.index, e.token, e.reason, e.position) for e in again.errors()] == [
+        (e.index, e.token, e.reason, e.position) for e in result.errors()]  # fmt: skip
+
+
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
 def test_offsets_built_aside_are_the_ones_written_in_place() -> None:
     """Where _pyarray.h does not read array.array right, the offsets and the rows are

@@ -6,7 +6,8 @@ from cpython.list cimport PyList_Append
 from cpython.buffer cimport PyBUF_READ
 from cpython.memoryview cimport PyMemoryView_FromMemory
 from cpython.unicode cimport PyUnicode_Substring
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
+from libc.stdlib cimport calloc
 
 cdef extern from "_split.h" nogil:
     void token_masks64 "sashite_token_masks64"(
@@ -23,6 +24,10 @@ DEF TEXT_PIECE = 1 << 17
 # the greedy scan alone: a block loop set up anew at each of many close failures cost
 # ten short valid texts, and a longer text is worth the set-up.
 DEF DENSE = 128
+# Refused short texts remembered per call (a column of typos repeats them): slots of a
+# direct-mapped table, each a text of up to SHORT_TEXT bytes and how it fails.
+DEF REFUSED_SLOTS = 4096
+DEF SHORT_TEXT = 7
 
 
 cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
@@ -310,56 +315,97 @@ def use_arrays_in_place(bint on):
 cdef struct RowFailure:  # a text tokenize refuses: where, and why
     Py_ssize_t at      # in the text
     int reason
-    Py_ssize_t row     # the text, in its piece (scan_piece under mark)
-    Py_ssize_t token   # its marked entry
+    Py_ssize_t length  # what stands there (attempt_length), under mark
 
 
 cdef struct Refusals:  # tokenize_rows' refused rows under mark, as columns until asked
-    MarkList marks        # each one's entry (index), reason, and its text in texts
-    int64_t* positions    # each one's offset in its row
+    int64_t* indices      # each one's entry
+    int64_t* ends         # where its text ends in texts
+    int64_t* positions    # its offset in its row
+    unsigned char* reasons
+    Py_ssize_t count, room
     unsigned char* texts  # what stands there (UTF-8), back to back
-    Py_ssize_t used, room, positions_room
+    Py_ssize_t used, text_room
 
 
-cdef int refuse(Refusals* r, Py_ssize_t k, int reason, const unsigned char* text,
-                Py_ssize_t length, Py_ssize_t position) noexcept nogil:
+cdef inline int refuse(Refusals* r, Py_ssize_t k, int reason, const unsigned char* text,
+                       Py_ssize_t length, Py_ssize_t position, bint slack) noexcept nogil:
     """Entry k marked: its row refused at position for reason, text what stands there
-    (attempt_length's bytes); no Python object until the error is asked for.  -1: out of
-    memory."""
-    cdef void* more
-    if mark_add(&r.marks, k, r.used, length, reason) < 0:
+    (attempt_length's bytes); no Python object until the error is asked for.  slack: 8
+    bytes may be read from text whatever length says (a piece's, with its slack).  -1:
+    out of memory."""
+    cdef Py_ssize_t i = r.count
+    if (i == r.room or r.used + length + 8 > r.text_room) and refusals_grow(r, length) < 0:
         return -1
-    if r.marks.count > r.positions_room:
-        r.positions_room = r.marks.room
-        more = realloc(r.positions, 8 * r.positions_room)
-        if more == NULL:
-            return -1
-        r.positions = <int64_t*>more
-    r.positions[r.marks.count - 1] = position
-    if r.used + length > r.room:
-        r.room = 2 * (r.used + length) + 256
-        more = realloc(r.texts, r.room)
-        if more == NULL:
-            return -1
-        r.texts = <unsigned char*>more
-    memcpy(r.texts + r.used, text, length)
+    if slack and length <= 8:  # one word, not a call (most texts refused are short)
+        memcpy(r.texts + r.used, text, 8)
+    else:
+        memcpy(r.texts + r.used, text, length)
     r.used += length
+    r.indices[i], r.ends[i], r.positions[i], r.reasons[i] = k, r.used, position, reason
+    r.count = i + 1
     return 0
 
 
-cdef object refused_columns(Refusals* r):
-    """The refused rows' (token, reason, offset, None) as _marks.MarkedTexts reads them."""
-    cdef Py_ssize_t i, n = r.marks.count
-    cdef bytes ends = PyBytes_FromStringAndSize(NULL, 8 * n)
-    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
-    cdef int64_t* end = <int64_t*>PyBytes_AS_STRING(ends)  # new: ours alone
-    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
-    for i in range(n):
-        end[i] = r.marks.items[i].start + r.marks.items[i].length
-        reason[i] = <unsigned char>r.marks.items[i].reason
-    return _marks.MarkedTexts(
-        PyBytes_FromStringAndSize(<char*>r.texts, r.used), array_of_bytes("q", ends), reasons,
-        array_of_bytes("q", PyBytes_FromStringAndSize(<char*>r.positions, 8 * n)))
+cdef int refusals_grow(Refusals* r, Py_ssize_t length) noexcept nogil:
+    """Room in r for one more mark and length + 8 bytes of text; -1: out of memory."""
+    return refusals_room(r, 1, length)
+
+
+cdef int refusals_room(Refusals* r, Py_ssize_t marks, Py_ssize_t length) noexcept nogil:
+    """Room in r for marks more marks and length + 8 bytes more of text; -1: out of
+    memory.  The columns share one block, and the texts have another, both through
+    _memory.h: a call on a column like the last one reuses their memory (fresh memory
+    is page faults, more than the scan: a refused row costs as little as a valid one)."""
+    cdef unsigned char* block
+    cdef void* more
+    cdef Py_ssize_t room
+    if r.count + marks > r.room:
+        room = max(r.room * 2 + 4096, r.count + marks)
+        block = <unsigned char*>records_alloc(25 * room)
+        if block == NULL:
+            return -1
+        if r.count:
+            memcpy(block, r.indices, 8 * r.count)
+            memcpy(block + 8 * room, r.ends, 8 * r.count)
+            memcpy(block + 16 * room, r.positions, 8 * r.count)
+            memcpy(block + 24 * room, r.reasons, r.count)
+        records_free(r.indices)
+        r.indices, r.ends = <int64_t*>block, <int64_t*>(block + 8 * room)
+        r.positions, r.reasons = <int64_t*>(block + 16 * room), block + 24 * room
+        r.room = room
+    if r.used + length + 8 > r.text_room:
+        r.text_room = max(2 * r.text_room, r.used + length) + 4096
+        more = records_realloc(r.texts, r.text_room)
+        if more == NULL:
+            return -1
+        r.texts = <unsigned char*>more
+    return 0
+
+
+cdef void refusals_free(Refusals* r) noexcept:
+    records_free(r.indices)  # the block of every column
+    records_free(r.texts)
+
+
+cdef object int64_column(const int64_t* values, Py_ssize_t n):
+    """An array('q') of values[0 .. n - 1]: copied once, into the array, where the core
+    writes arrays in place (_pyarray.h), else through bytes."""
+    if offsets_in_place():
+        column = new_array("q")
+        memcpy(pyarray_resize(column, n, 8), values, 8 * n)
+        return column
+    return array_of_bytes("q", PyBytes_FromStringAndSize(<const char*>values, 8 * n))
+
+
+cdef void set_refusals(TokenArray result, Refusals* r):
+    """The refused rows' marks on the result: their indices, and (token, reason, offset,
+    None) each as _marks.MarkedTexts reads them, columns until asked."""
+    result._invalid = int64_column(r.indices, r.count)
+    result._rejected = _marks.MarkedTexts(
+        PyBytes_FromStringAndSize(<char*>r.texts, r.used), int64_column(r.ends, r.count),
+        PyBytes_FromStringAndSize(<char*>r.reasons, r.count),
+        int64_column(r.positions, r.count))
 
 
 cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are read
@@ -373,8 +419,12 @@ cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are r
     Py_ssize_t text_room
     int64_t* row_start       # where each text of the piece starts in it, and its end
     Py_ssize_t row_room
-    RowFailure* failures     # the piece's refused texts under mark (room: row_room)
-    Py_ssize_t failure_count
+    Refusals* refused        # under mark: the refused texts' marks, written as met
+    bint out_of_memory       # set when a mark found no room
+    # Under mark, short texts refused close together (see short_key): each slot's key,
+    # and its failure (at | reason << 8 | length << 16); NULL until the first is met
+    uint64_t* refused_keys
+    uint32_t* refused_how
 
 
 cdef void* grown(void* p, Py_ssize_t size) noexcept nogil:
@@ -481,10 +531,13 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
     failure, and no token or stray marker reaches across a newline), so the reason is
     judged in that text alone without reading it again.  Returns the new k;
     *failed_row >= 0 when a text failed (failure set), row_offsets filled up to it.
-    Under mark a refused text is one zero record at its offset of failure, listed in
-    g.failures, and the scan goes on with the next text in the same piece."""
+    Under mark a refused text is one zero record at its offset of failure, its mark in
+    g.refused, and the scan goes on with the next text in the same piece; a short text
+    close after a failure is looked up among the short texts refused before (the same
+    bytes fail the same way), and remembered when it fails."""
     cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, at, last, end
-    cdef Py_ssize_t dense_end = 0
+    cdef Py_ssize_t dense_end = 0, slot = -1
+    cdef uint64_t key = 0
     cdef int reason
     failed_row[0] = -1
     row_offsets[0] = k
@@ -493,7 +546,15 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
             r += 1
             row_offsets[r] = k
         end = g.row_start[r + 1]
-        if end <= dense_end:  # a short text close after a failure: the greedy scan
+        slot = -1
+        if end <= dense_end:  # a short text close after a failure
+            if mark and pos == g.row_start[r] and 0 < end - 1 - pos <= SHORT_TEXT:
+                key = short_key(g.text + pos, end - 1 - pos)
+                slot = <Py_ssize_t>((key * <uint64_t>0x9E3779B97F4A7C15) >> 52)
+                if g.refused_keys != NULL and g.refused_keys[slot] == key:
+                    k = refused_run(g, k, rows, used, &r, &pos, &dense_end, row_offsets)
+                    continue
+            # the greedy scan
             k = scan_rows(g, k, pos, end, epin, True, &r, row_offsets, &stop, &reason)
             if not reason:
                 pos = end
@@ -517,20 +578,119 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
         if not mark:
             failed_row[0] = r
             return k
-        memset(g.records + 5 * k, 0, 5)
-        g.offsets[k] = failure.at
-        failure.row, failure.token = r, k
-        g.failures[g.failure_count] = failure[0]
-        g.failure_count += 1
-        k += 1
+        failure.length = attempt_length(g.text + at, g.row_start[r + 1] - 1 - at, epin)
+        if slot >= 0:
+            remember_refused(g, slot, key, failure)
+        k = refused_row(g, k, r, row_offsets, failure)
         pos = g.row_start[r + 1]
         r += 1
-        row_offsets[r] = k
         dense_end = at + DENSE  # where the next failure would make failures dense
     while r < rows:  # texts after the last token hold none
         r += 1
         row_offsets[r] = k
     return k
+
+
+cdef inline uint64_t short_key(const unsigned char* p, Py_ssize_t n) noexcept nogil:
+    """A text of 1 to SHORT_TEXT bytes as one word: its bytes, and its length in the top
+    byte (so no key is 0, an empty slot's).  Reads 8 bytes: the piece keeps 8 of slack."""
+    cdef uint64_t word
+    memcpy(&word, p, 8)
+    return (word & ((<uint64_t>1 << (8 * n)) - 1)) | (<uint64_t>n << 56)
+
+
+cdef inline bint remember_refused(Grown* g, Py_ssize_t slot, uint64_t key,
+                                  const RowFailure* failure) noexcept nogil:
+    """A short text's failure kept in its slot (the table made at the first); False
+    where no memory was left for the table (nothing is remembered then)."""
+    if g.refused_keys == NULL:
+        g.refused_keys = <uint64_t*>calloc(REFUSED_SLOTS, 8)
+        g.refused_how = <uint32_t*>calloc(REFUSED_SLOTS, 4)
+        if g.refused_keys == NULL or g.refused_how == NULL:
+            free(g.refused_keys)
+            free(g.refused_how)
+            g.refused_keys = g.refused_how = NULL
+            return False
+    g.refused_keys[slot] = key
+    g.refused_how[slot] = (<uint32_t>failure.at | <uint32_t>failure.reason << 8
+                           | <uint32_t>failure.length << 16)
+    return True
+
+
+cdef Py_ssize_t refused_run(Grown* g, Py_ssize_t k, Py_ssize_t rows, Py_ssize_t used,
+                            Py_ssize_t* r_, Py_ssize_t* pos_, Py_ssize_t* dense_end_,
+                            int64_t* row_offsets) noexcept nogil:
+    """scan_piece's texts from *r_ (at *pos_, its start), a short one found among those
+    refused before: each refused again as it was, while the next is too, in one loop
+    over locals (a column of the same typos is mostly this): room for a mark for each
+    text left in the piece is made first, so the loop only writes.  Returns the new k."""
+    cdef Py_ssize_t r = r_[0], pos = pos_[0], end, n, slot, at, length
+    cdef Py_ssize_t dense_end = dense_end_[0]
+    cdef Refusals* refused = g.refused
+    cdef const int64_t* row_start = g.row_start
+    cdef const unsigned char* text = g.text
+    cdef const uint64_t* keys = g.refused_keys
+    cdef const uint32_t* hows = g.refused_how
+    cdef unsigned char* records = g.records
+    cdef int64_t* offsets = g.offsets
+    cdef int64_t* indices
+    cdef int64_t* ends
+    cdef int64_t* positions
+    cdef unsigned char* reasons
+    cdef unsigned char* texts
+    cdef Py_ssize_t count, written
+    cdef uint64_t key
+    cdef uint32_t how
+    if refusals_room(refused, rows - r, 8 * (rows - r)) < 0:
+        g.out_of_memory = True
+        return k
+    indices, ends, positions = refused.indices, refused.ends, refused.positions
+    reasons, texts = refused.reasons, refused.texts
+    count, written = refused.count, refused.used
+    end = row_start[r + 1]
+    n = end - 1 - pos
+    while True:
+        key = short_key(text + pos, n)
+        slot = <Py_ssize_t>((key * <uint64_t>0x9E3779B97F4A7C15) >> 52)
+        if keys[slot] != key:
+            break
+        how = hows[slot]
+        at, length = how & 0xFF, how >> 16
+        memset(records + 5 * k, 0, 5)
+        offsets[k] = at
+        memcpy(texts + written, text + pos + at, 8)  # length <= 8: one word
+        written += length
+        indices[count], ends[count], positions[count] = k, written, at
+        reasons[count] = (how >> 8) & 0xFF
+        count += 1
+        k += 1
+        r += 1
+        row_offsets[r] = k
+        dense_end = pos + at + DENSE
+        pos = end
+        if pos >= used:
+            break
+        end = row_start[r + 1]
+        n = end - 1 - pos
+        if end > dense_end or not 0 < n <= SHORT_TEXT:
+            break
+    refused.count, refused.used = count, written
+    r_[0], pos_[0], dense_end_[0] = r, pos, dense_end
+    return k
+
+
+cdef inline Py_ssize_t refused_row(Grown* g, Py_ssize_t k, Py_ssize_t r,
+                                   int64_t* row_offsets, RowFailure* failure) noexcept nogil:
+    """Text r refused (under mark): one zero record at k, at its offset of failure,
+    its mark in g.refused (what stands there copied); row_offsets of the next text set.
+    Returns the new k."""
+    memset(g.records + 5 * k, 0, 5)
+    g.offsets[k] = failure.at
+    if refuse(g.refused, k, failure.reason, g.text + g.row_start[r] + failure.at,
+              failure.length, failure.at, True) < 0:
+        g.out_of_memory = True
+    row_offsets[r + 1] = k + 1
+    return k + 1
 
 
 cdef inline Py_ssize_t safe_cut(const unsigned char* p, Py_ssize_t c, bint epin) noexcept nogil:
@@ -595,7 +755,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
     ParseError naming the row (``index``) and the offset (``position``), or under mark
     one marked entry for the row, at that offset."""
     cdef Grown g
-    cdef Py_ssize_t rows = texts.rows, i = 0, first, n, k = 0, used, failed, at, end, kk, f
+    cdef Py_ssize_t rows = texts.rows, i = 0, first, n, k = 0, used, failed, at, end, kk
     cdef int kind = TEXT_MISSING  # set by the first texts.text() of each piece
     cdef const unsigned char* p
     cdef bytes keep
@@ -609,6 +769,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
     cdef Py_ssize_t window = max(text_piece, 64)
     memset(&g, 0, sizeof(g))
     memset(&refused, 0, sizeof(refused))
+    g.refused = &refused
     missing = []
     offsets, ranges = new_array("q"), new_array("q")
     if offsets_in_place():
@@ -643,7 +804,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                 if kind == TEXT_MISSING:
                     missing.append(i)
                     n = 0
-                if used + n + 1 > g.text_room:
+                if used + n + 1 + 8 > g.text_room:  # 8 bytes of slack: short_key
                     g.text_room = 2 * (used + n + 1) + 4096
                     more = grown(g.text, g.text_room)
                     if more == NULL:
@@ -655,10 +816,6 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                     if more == NULL:
                         raise MemoryError()
                     g.row_start = <int64_t*>more
-                    more = grown(g.failures, sizeof(RowFailure) * g.row_room)
-                    if more == NULL:
-                        raise MemoryError()
-                    g.failures = <RowFailure*>more
                 g.row_start[i - first] = used
                 if n:
                     memcpy(g.text + used, p, n)
@@ -668,18 +825,11 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             if i > first:
                 g.row_start[i - first] = used
                 grow(&g, k + used)
-                g.failure_count = 0
                 with nogil:
                     k = scan_piece(&g, k, i - first, epin, mark, row_offsets + first, &failed,
                                    &failure)
-                for f in range(g.failure_count):  # under mark: the refused texts' marks
-                    failure = g.failures[f]
-                    at = g.row_start[failure.row] + failure.at
-                    end = at + attempt_length(g.text + at,
-                                              g.row_start[failure.row + 1] - 1 - at, epin)
-                    if refuse(&refused, failure.token, failure.reason, g.text + at, end - at,
-                              failure.at) < 0:
-                        raise MemoryError()
+                if g.out_of_memory:
+                    raise MemoryError()
                 if failed >= 0:  # raised
                     at = g.row_start[failed] + failure.at
                     end = at + attempt_length(g.text + at, g.row_start[failed + 1] - 1 - at, epin)
@@ -718,8 +868,8 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
         result = TokenArray.__new__(TokenArray)
         result.records, result.count, result.epin = g.records, k, epin
         g.records = NULL  # the result's now
-        if refused.marks.count:
-            set_marks(result, &refused.marks, refused_columns(&refused))
+        if refused.count:
+            set_refusals(result, &refused)
         if g.offsets_array != NULL:  # written in place: its length is the tokens'
             pyarray_set_size(offsets, k)
         else:
@@ -735,10 +885,9 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             free(g.offsets)
         free(g.text)
         free(g.row_start)
-        free(g.failures)
-        free(refused.marks.items)
-        free(refused.positions)
-        free(refused.texts)
+        free(g.refused_keys)
+        free(g.refused_how)
+        refusals_free(&refused)
 
 
 cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
@@ -779,7 +928,7 @@ cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bi
     g.offsets[k] = failure.at
     text = token.encode("utf-8", "surrogatepass")
     if refuse(refused, k, failure.reason, <const unsigned char*>PyBytes_AS_STRING(text),
-              len(text), failure.at) < 0:
+              len(text), failure.at, False) < 0:
         raise MemoryError()
     return k + 1
 
