@@ -1,0 +1,136 @@
+"""The pure-Python twin's parse_many beside the obvious pure-Python code (pytest-benchmark).
+
+    pip install '.[test]' && python -m pytest benchmarks/test_bench_twin.py \\
+        --benchmark-group-by=group
+
+The twin is called through its own module (``_core_py``), so this file measures it
+whichever core ``SASHITE_EPIN_IMPLEMENTATION`` selects.  Its result is a TokenArray
+with every record built, where the baseline only makes a list of the table's objects.
+
+Bound (docs/speed.md, "The twin's bound for lists"): for a list of str, the twin within
+1.25x the time of ``[table[t] for t in items]``, ``table`` a dict of the 624 EPIN
+tokens (312 PIN) to their objects; for every other input at least as fast as the
+obvious code.  ``test_twin_list_ratio`` times both sides interleaved in this process
+(best of 7) and keeps the ratio in ``extra_info``; no timing is asserted.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+import pytest
+
+from sashite_epin import Epin, Pin, _core_py
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, distinct, realistic, uniform
+
+pytest.importorskip("pytest_benchmark")
+
+COUNT = 2_000_000
+TABLE = {t: Epin.parse(t) for t in EPIN_TOKENS}
+PIN_TABLE = {t: Pin.parse(t) for t in PIN_TOKENS}
+BY_BYTES = {t.encode(): v for t, v in TABLE.items()}
+
+# name: (tokens, epin, table).  The corpora repeat their str objects; "distinct" gives
+# each token its own, as str.split(), json or to_pylist() hand them out.
+LISTS: dict[str, tuple[list[str], bool, dict[str, object]]] = {
+    "uniform": (uniform(COUNT), True, TABLE),
+    "realistic": (realistic(COUNT), True, TABLE),
+    "uniform, distinct": (distinct(uniform(COUNT)), True, TABLE),
+    "PIN uniform": (random.Random(1).choices(PIN_TOKENS, k=COUNT), False, PIN_TABLE),
+}
+
+
+def twin(tokens: object, epin: bool = True) -> Callable[[], object]:
+    return lambda: _core_py.parse_many(tokens, epin)
+
+
+def obvious(tokens: list[str], table: dict[str, object]) -> Callable[[], object]:
+    return lambda: [table[t] for t in tokens]
+
+
+@pytest.mark.parametrize("corpus", LISTS)
+@pytest.mark.parametrize("side", ["twin", "baseline"])
+def test_twin_list(benchmark, corpus, side):  # type: ignore[no-untyped-def]
+    tokens, epin, table = LISTS[corpus]
+    benchmark.group = f"twin: list of str -> result ({corpus}) | beside: [table[t] for t in items]"
+    benchmark(twin(tokens, epin) if side == "twin" else obvious(tokens, table))
+
+
+def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 7) -> list[float]:
+    """Each work's best time over rounds, the works taking turns in every round, each
+    result freed before the next starts (a loaded machine slows both sides alike)."""
+    best = [float("inf")] * len(works)
+    for _ in range(rounds):
+        for k, work in enumerate(works):
+            start = time.perf_counter()
+            result = work()
+            best[k] = min(best[k], time.perf_counter() - start)
+            del result
+    return best
+
+
+@pytest.mark.parametrize("corpus", LISTS)
+def test_twin_list_ratio(benchmark, corpus):  # type: ignore[no-untyped-def]
+    tokens, epin, table = LISTS[corpus]
+    benchmark.group = "twin: list of str, ratio to [table[t] for t in items] (extra_info)"
+    ours, theirs = best_of_interleaved([twin(tokens, epin), obvious(tokens, table)])
+    benchmark.extra_info["ratio"] = round(ours / theirs, 3)
+    benchmark.extra_info["twin ms"] = round(ours * 1e3, 2)
+    benchmark.extra_info["baseline ms"] = round(theirs * 1e3, 2)
+    benchmark.pedantic(twin(tokens, epin), rounds=1, iterations=1)
+
+
+def other_inputs() -> list[tuple[str, Callable[[], object], Callable[[], object]]]:
+    """(name, the twin's call, the obvious code) for every other input kind."""
+    tokens = LISTS["uniform"][0]
+    tup = tuple(tokens)
+    joined = "\n".join(tokens).encode()
+    rows: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
+        ("tuple of str", twin(tup), lambda: [TABLE[t] for t in tup]),
+        (
+            "iterator of str",
+            lambda: _core_py.parse_many(iter(tokens), True),
+            lambda: [TABLE[t] for t in iter(tokens)],
+        ),
+        ("joined bytes", twin(joined), lambda: [BY_BYTES[t] for t in joined.split()]),
+    ]
+    try:
+        import numpy
+    except ImportError:
+        return rows
+    s4, u4 = numpy.array(tokens, "S4"), numpy.array(tokens, "U4")
+    objects = numpy.array(tokens, object)
+    rows += [
+        ("numpy S4", twin(s4), lambda: [BY_BYTES[t] for t in s4.tolist()]),
+        ("numpy U4", twin(u4), lambda: [TABLE[t] for t in u4.tolist()]),
+        ("numpy object", twin(objects), lambda: [TABLE[t] for t in objects.tolist()]),
+    ]
+    try:
+        import pyarrow
+    except ImportError:
+        return rows
+    column = pyarrow.array(tokens)
+    rows.append(("pyarrow utf8", twin(column), lambda: [TABLE[t] for t in column.to_pylist()]))
+    return rows
+
+
+OTHERS = other_inputs()
+
+
+@pytest.mark.parametrize("row", OTHERS, ids=[row[0] for row in OTHERS])
+@pytest.mark.parametrize("side", ["twin", "baseline"])
+def test_twin_other_inputs(benchmark, row, side):  # type: ignore[no-untyped-def]
+    name, ours, theirs = row
+    benchmark.group = f"twin: {name} -> result | beside: the obvious code"
+    benchmark(ours if side == "twin" else theirs)
+
+
+@pytest.mark.parametrize("row", OTHERS, ids=[row[0] for row in OTHERS])
+def test_twin_other_inputs_ratio(benchmark, row):  # type: ignore[no-untyped-def]
+    _, ours, theirs = row
+    benchmark.group = "twin: other inputs, ratio to the obvious code (extra_info)"
+    mine, base = best_of_interleaved([ours, theirs], rounds=5)
+    benchmark.extra_info["ratio"] = round(mine / base, 3)
+    benchmark.pedantic(ours, rounds=1, iterations=1)
