@@ -136,3 +136,67 @@ def test_twin_other_inputs_ratio(benchmark, row):  # type: ignore[no-untyped-def
     mine, base = best_of_interleaved([ours, theirs], rounds=5)
     benchmark.extra_info["ratio"] = round(mine / base, 3)
     benchmark.pedantic(ours, rounds=1, iterations=1)
+
+
+# What a faster road through a list would cost: the C-level steps pure Python has, each
+# per item in cache (65,536 items), and at full size the dict road without the type
+# check a list needs (its items' own __hash__ / __eq__, or their metaclass's, must never
+# run).  Kept in extra_info: the floor under the list bound (docs/speed.md).
+STEP_ITEMS = 65_536
+
+
+class _Sink:
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+
+def _exact_types_pickled(items: list[str]) -> None:
+    """The one exact-type check besides marshal that runs no item code: a Pickler whose
+    reducer_override refuses whatever is not of an exact builtin type."""
+    import pickle
+
+    class Exact(pickle.Pickler):
+        def reducer_override(self, obj: object) -> object:
+            raise TypeError
+
+    pickler = Exact(_Sink(), 5)
+    pickler.fast = True  # no memo: every item written
+    pickler.dump(items)
+
+
+@pytest.mark.parametrize("corpus", ["uniform", "uniform, distinct"])
+def test_twin_list_floor(benchmark, corpus):  # type: ignore[no-untyped-def]
+    import marshal
+    from operator import itemgetter
+
+    from sashite_epin._bulk_py import _known
+
+    benchmark.group = "twin: list of str, the floor under the bound (extra_info)"
+    known = _known(True, str)
+    items = LISTS[corpus][0][:STEP_ITEMS]
+    records = itemgetter(*items)(known)
+    steps: dict[str, Callable[[], object]] = {
+        "[table[t] for t in items]": obvious(items, TABLE),
+        "itemgetter(*items)(records)": lambda: itemgetter(*items)(known),
+        'b"".join(records)': lambda: b"".join(records),
+        '"\\n".join(items)': lambda: "\n".join(items),
+        "marshal.dumps(items, 4)": lambda: marshal.dumps(items, 4),
+        "Pickler with reducer_override": lambda: _exact_types_pickled(items),
+        "set(map(id, map(type, items)))": lambda: set(map(id, map(type, items))),
+    }
+    times = best_of_interleaved(list(steps.values()), rounds=15)
+    for name, seconds in zip(steps, times, strict=True):
+        benchmark.extra_info[f"{name} ns/item"] = round(seconds * 1e9 / STEP_ITEMS, 1)
+
+    tokens = LISTS[corpus][0]
+
+    def dict_road() -> bytes:
+        snapshot = list.copy(tokens)
+        return b"".join(
+            b"".join(itemgetter(*snapshot[at : at + STEP_ITEMS])(known))
+            for at in range(0, len(snapshot), STEP_ITEMS)
+        )
+
+    road, base = best_of_interleaved([dict_road, obvious(tokens, TABLE)])
+    benchmark.extra_info["dict road, no type check: ratio"] = round(road / base, 3)
+    benchmark.pedantic(dict_road, rounds=1, iterations=1)
