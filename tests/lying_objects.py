@@ -2,11 +2,12 @@
 
 A list or tuple subclass whose ``__len__``, ``__iter__`` or ``__getitem__`` say what
 its storage does not hold; items whose methods, type name or module (``NAType``),
-``__eq__``, ``__hash__`` or ``__class__`` run code that empties the container and fills
-it anew (freeing the items a reader may hold borrowed pointers to); str, bytes and float
-subclasses; every kind of missing value.  A reader must read the container as CPython's
-own C functions do (its storage), run none of that code while it holds the items, and
-give the same outcome on both cores; ``plain()`` is what the container truly holds.
+``__eq__``, ``__hash__``, ``__class__`` or metaclass run code that empties the container
+and fills it anew (freeing the items a reader may hold borrowed pointers to); str,
+bytes and float subclasses; unhashable items; every kind of missing value.  A reader
+must read the container as CPython's own C functions do (its storage), run none of that
+code while it holds the items, and give the same outcome on both cores; ``plain()`` is
+what the container truly holds.
 """
 
 from __future__ import annotations
@@ -126,6 +127,37 @@ def lying_items(trap: Trap) -> list[Callable[[], object]]:
             trap.fire()
             return str
 
+    class LyingType(type):
+        """A metaclass that says its classes are str (a reader comparing or hashing
+        the items' types would run this)."""
+
+        def __eq__(cls, other: object) -> bool:
+            trap.fire()
+            return True
+
+        def __hash__(cls) -> int:
+            trap.fire()
+            return hash(str)
+
+    class Impostor(metaclass=LyingType):
+        """Equal, under a type that claims to be str."""
+
+        def __eq__(self, other: object) -> bool:
+            trap.fire()
+            return True
+
+        def __hash__(self) -> int:
+            trap.fire()
+            return hash("K")
+
+    class Text(str, metaclass=LyingType):
+        pass
+
+    class Unhashing:
+        def __hash__(self) -> int:
+            trap.fire()
+            raise RuntimeError("__hash__ must not be called")
+
     class Number(float):
         pass
 
@@ -143,6 +175,12 @@ def lying_items(trap: Trap) -> list[Callable[[], object]]:
         lambda: Number("nan"),
         lambda: Number(1.5),
         lambda: Raw(b"K"),
+        Impostor,
+        lambda: Text("K"),
+        lambda: Text("K^^"),
+        Unhashing,
+        lambda: ["K"],
+        lambda: {"K": 1},
         lambda: b"K",
         lambda: 1.5,
         lambda: 7,

@@ -212,3 +212,66 @@ def test_addresses_reused_between_calls_mean_nothing(core: ModuleType) -> None:
         items = [fresh(tokens[i % 624]) for i in range(2 * CHUNK)]
         assert core.parse_many(items, True).tokens() == items
         del items
+
+
+class _Fired(Exception):
+    """Raised by every hostile method below: a reader that calls one fails the test."""
+
+
+class _LyingType(type):
+    # A metaclass that says its classes are str: a reader that compared or hashed the
+    # items' types, rather than taking them by identity, would be told so.
+    def __eq__(cls, other: object) -> bool:
+        raise _Fired
+
+    def __hash__(cls) -> int:
+        raise _Fired
+
+
+class _Impostor(metaclass=_LyingType):
+    def __eq__(self, other: object) -> bool:
+        raise _Fired
+
+    def __hash__(self) -> int:
+        raise _Fired
+
+
+class _Text(str, metaclass=_LyingType):
+    def __eq__(self, other: object) -> bool:
+        raise _Fired
+
+    def __hash__(self) -> int:
+        raise _Fired
+
+
+class _Unhashing:
+    def __hash__(self) -> int:
+        raise _Fired
+
+
+@pytest.mark.parametrize("errors", ["raise", "mark"])
+def test_hostile_items_among_many_tokens_run_no_code(core: ModuleType, errors: str) -> None:
+    # Thousands of tokens around each hostile item, so that every fast road of a list
+    # (the joined text, the table of known tokens) meets it: none of its methods, nor
+    # its type's, is ever called; a str subclass is read by its characters, anything
+    # else not a str is a TypeError naming its index, under either errors mode.
+    base = [EPIN_TOKENS[i % 624] for i in range(2 * CHUNK)]
+    at = len(base)
+    for item in (_Impostor(), _Unhashing(), ["K"], {"K": 1}, _Text("q'")):
+        items = [*base, item, *base]
+        if isinstance(item, str):
+            result = core.parse_many(items, True, errors=errors)
+            assert list(result.invalid) == []
+            assert str(result[at]) == "q'"
+            continue
+        with pytest.raises(TypeError, match=f"item {at} is {type(item).__name__}, not str"):
+            core.parse_many(items, True, errors=errors)
+    bad = _Text("K^^")
+    if errors == "raise":
+        with pytest.raises(ParseError) as caught:
+            core.parse_many([*base, bad, *base], True)
+        assert (caught.value.index, str.__str__(caught.value.token)) == (at, "K^^")
+    else:
+        result = core.parse_many([*base, bad, *base], True, errors="mark")
+        assert list(result.invalid) == [at]
+        assert str.__str__(result.errors()[0].token) == "K^^"
