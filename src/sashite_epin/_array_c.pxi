@@ -8,7 +8,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_New, PyList_SET_ITEM
-from cpython.ref cimport Py_DECREF
+from cpython.ref cimport Py_DECREF, Py_INCREF
 
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
@@ -187,14 +187,21 @@ cdef int mark_add(MarkList* lst, Py_ssize_t index, Py_ssize_t start, Py_ssize_t 
                   int reason) noexcept nogil:
     cdef Mark* grown
     if lst.count == lst.room:
-        lst.room = lst.room * 2 + 16
-        grown = <Mark*>realloc(lst.items, lst.room * sizeof(Mark))
+        # Through _memory.h (freed by mark_list_free): a column with many marks, parsed
+        # again, takes the block the last one gave back, not fresh memory to fault in.
+        grown = <Mark*>records_realloc(lst.items, (lst.room * 2 + 16) * sizeof(Mark))
         if grown == NULL:
             return -1
+        lst.room = lst.room * 2 + 16
         lst.items = grown
     lst.items[lst.count] = Mark(index, start, length, reason, 0)
     lst.count += 1
     return 0
+
+
+cdef void mark_list_free(MarkList* lst) noexcept nogil:
+    records_free(lst.items)
+    lst.items = NULL
 
 
 cdef void set_marks(TokenArray result, MarkList* lst, object rejected):
@@ -355,7 +362,7 @@ cdef class TokenArray:
             part._labels = _marks.take_labels(self._labels, positions)
             return part
         finally:
-            free(marked.items)
+            mark_list_free(&marked)
             PyBuffer_Release(&view)
 
     def valid(self):
@@ -932,7 +939,7 @@ cdef TokenArray codes_from_buffer(object codes, Py_buffer* view, int kind, bint 
             result._rejected = [(None, R_MISSING, None, None)] * marked.count
         return result
     finally:
-        free(marked.items)
+        mark_list_free(&marked)
 
 
 cdef int codes_records(const char* base, Py_ssize_t start, Py_ssize_t stop,

@@ -820,7 +820,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
         return finish(&sink, epin, rejected)
     finally:
         records_free(sink.records)
-        free(sink.marked.items)
+        mark_list_free(&sink.marked)
     # The capsules release the structs when they are collected.
 
 
@@ -862,7 +862,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
         release_array(&chunk)
         release_schema(&schema)
         records_free(sink.records)
-        free(sink.marked.items)
+        mark_list_free(&sink.marked)
 
 
 cdef int raise_stream_error(ArrowArrayStream* stream) except -1:

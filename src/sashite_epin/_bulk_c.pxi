@@ -419,6 +419,10 @@ cdef inline bint is_missing(PyObject* item) noexcept:
     return False
 
 
+# Entries read by the precise code after a marked one, before the fast loop again.
+DEF DENSE_ENTRIES = 32
+
+
 cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t stride,
                               Py_ssize_t first, bint epin, bint mark, object owner=None):
     """The items base[0], base[stride], ... (PyObject pointers: a list's, a tuple's, a
@@ -447,13 +451,27 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
             i = parse_piece(&reader, base, i, stop, stride, first, epin, mark, out,
                             &marked)
         if marked.count:
-            set_marks(result, &marked, [
-                (<object>(<PyObject**>(base + m.start * stride))[0], m.reason, None, None)
-                for m in marked.items[:marked.count]])
+            set_marks(result, &marked, marked_objects(base, stride, &marked))
     finally:
         str_reader_close(&reader)
-        free(marked.items)
+        mark_list_free(&marked)
     return result
+
+
+cdef object marked_objects(const char* base, Py_ssize_t stride, MarkList* marked):
+    """The rejected entries of parse_objects as columns (_marks.MarkedObjects): the
+    items marked (references, no object made) and their reasons, one byte each."""
+    cdef Py_ssize_t i, n = marked.count
+    cdef list items = PyList_New(n)
+    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
+    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # new: ours
+    cdef PyObject* item
+    for i in range(n):
+        item = (<PyObject**>(base + marked.items[i].start * stride))[0]
+        Py_INCREF(<object>item)
+        PyList_SET_ITEM(items, i, <object>item)
+        reason[i] = <unsigned char>marked.items[i].reason
+    return _marks.MarkedObjects(items, reasons)
 
 
 cdef Py_ssize_t parse_piece(str_reader* reader, const char* base, Py_ssize_t i,
@@ -462,9 +480,12 @@ cdef Py_ssize_t parse_piece(str_reader* reader, const char* base, Py_ssize_t i,
     """parse_objects' items i .. stop - 1; returns stop."""
     cdef PyObject* item
     cdef int code
+    cdef Py_ssize_t precise_until = 0
     # Fast loop (_strs.h): exact, compact-ASCII str items that are valid tokens, eight
     # at a time under the SIMD kernels.  It stops at any other item; the precise code
-    # below reads that one (every error and reason) and hands the rest back to it.
+    # below reads that one (every error and reason) and hands the rest back to it,
+    # except close after a marked entry: where marks come close together (a column
+    # half missing), the fast loop would stop again at once, its set-up each time.
     i = str_records(reader, base, i, stop, stride, out, records_by_index, epin)
     while i < stop:
         item = (<PyObject**>(base + i * stride))[0]
@@ -486,7 +507,10 @@ cdef Py_ssize_t parse_piece(str_reader* reader, const char* base, Py_ssize_t i,
             memset(out + 5 * i, 0, 5)
             if mark_add(marked, i, i, 0, -code) < 0:
                 raise MemoryError()
-        i = str_records(reader, base, i + 1, stop, stride, out, records_by_index, epin)
+            precise_until = i + DENSE_ENTRIES
+        i += 1
+        if i >= precise_until:
+            i = str_records(reader, base, i, stop, stride, out, records_by_index, epin)
     return stop
 
 
@@ -694,7 +718,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
         if marked.count:
             set_marks(result, &marked, rejected_bytes(p, &marked))
     finally:
-        free(marked.items)
+        mark_list_free(&marked)
     return result
 
 
@@ -853,7 +877,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                  else <bytes>(base + m.start)[:m.length], m.reason, None, None)
                 for m in marked.items[:marked.count]])
     finally:
-        free(marked.items)
+        mark_list_free(&marked)
     return result
 
 
@@ -992,7 +1016,7 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
                  None, None)
                 for m in marked.items[:marked.count]])
     finally:
-        free(marked.items)
+        mark_list_free(&marked)
     return result
 
 

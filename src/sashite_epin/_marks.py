@@ -70,7 +70,7 @@ def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) ->
     numpy = _numpy()
     codes = numpy.zeros(count, numpy.uint8)
     if len(invalid):
-        if type(rejected) is MarkedTexts:  # the reasons are a column already
+        if type(rejected) in (MarkedTexts, MarkedObjects):  # the reasons are a column
             reasons = numpy.frombuffer(rejected._reasons, numpy.uint8)
         else:
             reasons = numpy.fromiter(map(_second, rejected), numpy.uint8, len(rejected))
@@ -135,6 +135,29 @@ class MarkedTexts(MadeWhenRead):
         offsets = array("q", [0])
         offsets.extend(self._ends)
         return self._reasons, bytes(len(self)), offsets, self._texts
+
+
+class MarkedObjects(MadeWhenRead):
+    """The rejected entries (item, reason number, None, None) of parse_many over Python
+    objects (a list, a tuple, an object array), kept as two columns until one is asked
+    for: the items themselves (a list of references, no object made) and one reason
+    byte each.  A pickle holds them as a list."""
+
+    __slots__ = ("_objects", "_reasons")
+
+    def __init__(self, objects: list[object], reasons: bytes) -> None:
+        self._objects, self._reasons = objects, reasons
+
+    def __len__(self) -> int:
+        return len(self._reasons)
+
+    _noun = "rejected entry"
+
+    def _made(self, k: int) -> tuple[object, int, None, None]:
+        return (self._objects[k], self._reasons[k], None, None)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (list(self),))
 
 
 def _second(entry: tuple[object, int, object, object]) -> int:

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
@@ -37,25 +38,30 @@ typedef struct {
 
 static void *volatile sashite_spares[SASHITE_SPARE_SLOTS]; /* sashite_block*s, or NULL */
 
-static void *sashite_records_alloc(size_t size) {
+/* A spare block that fits size (see above), or NULL. */
+static sashite_block *sashite_take_spare(size_t size) {
     sashite_block *b, *taken = NULL;
     int i;
-    if (size >= SASHITE_SPARE_MIN) {
-        for (i = 0; i < SASHITE_SPARE_SLOTS && taken == NULL; i++) {
-            b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spares[i], NULL);
-            if (b == NULL) continue;
-            if (b->capacity / 4 > size) {
-                free(b); /* far too large: back to the system */
-            } else if (b->capacity >= size) {
-                taken = b;
-            } else {
-                /* too small here, kept for another; a block another thread freed into
-                 * the slot meanwhile is given back */
-                free(SASHITE_EXCHANGE(&sashite_spares[i], b));
-            }
+    if (size < SASHITE_SPARE_MIN) return NULL;
+    for (i = 0; i < SASHITE_SPARE_SLOTS && taken == NULL; i++) {
+        b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spares[i], NULL);
+        if (b == NULL) continue;
+        if (b->capacity / 4 > size) {
+            free(b); /* far too large: back to the system */
+        } else if (b->capacity >= size) {
+            taken = b;
+        } else {
+            /* too small here, kept for another; a block another thread freed into
+             * the slot meanwhile is given back */
+            free(SASHITE_EXCHANGE(&sashite_spares[i], b));
         }
-        if (taken != NULL) return taken + 1;
     }
+    return taken;
+}
+
+static void *sashite_records_alloc(size_t size) {
+    sashite_block *b = sashite_take_spare(size);
+    if (b != NULL) return b + 1;
     b = (sashite_block *)malloc(sizeof *b + size);
     if (b == NULL) return NULL;
     b->capacity = size;
@@ -74,10 +80,19 @@ static void sashite_records_free(void *p) {
 }
 
 static void *sashite_records_realloc(void *p, size_t size) {
-    sashite_block *b;
+    sashite_block *b, *spare;
     if (p == NULL) return sashite_records_alloc(size);
     b = (sashite_block *)p - 1;
     if (size <= b->capacity) return p;
+    /* Grown past the size of a spare: a spare that fits, if one is kept, with what the
+     * block held copied in (a list grown by doubling from small would otherwise never
+     * meet one, and fault in fresh memory at each call). */
+    spare = sashite_take_spare(size);
+    if (spare != NULL) {
+        memcpy(spare + 1, p, b->capacity);
+        sashite_records_free(p);
+        return spare + 1;
+    }
     b = (sashite_block *)realloc(b, sizeof *b + size);
     if (b == NULL) return NULL;
     b->capacity = size;

@@ -90,6 +90,44 @@ cdef void build_scan_tables() noexcept nogil:
 build_scan_tables()
 
 
+# Why a whole text of 1 to 4 bytes is no token, by the classes of its bytes as
+# reason_of reads them (a letter, each marker, a line break, a space, anything else:
+# eight, three bits a byte) and its length: reason_of's answer looked up, not worked
+# out (a column of typos asks it for every other entry).  Built from reason_of itself.
+cdef unsigned char reason_class[256]
+cdef unsigned char whole_reasons[2][4][4096]  # [epin][length - 1][classes]
+
+
+cdef void build_reason_tables() noexcept nogil:
+    cdef int b, n, shape, i, epin
+    cdef unsigned char sample[4]
+    cdef const char* samples = b"K+-^'\n #"  # one byte of each class, in class order
+    for b in range(256):
+        reason_class[b] = 7
+    for i in range(7):
+        reason_class[<unsigned char>samples[i]] = i
+    for b in range(ord('A'), ord('Z') + 1):
+        reason_class[b] = reason_class[b + 32] = 0
+    reason_class[13] = 5
+    reason_class[9] = reason_class[11] = reason_class[12] = 6
+    for epin in range(2):
+        for n in range(1, 5):
+            for shape in range(1 << (3 * n)):
+                for i in range(n):
+                    sample[i] = samples[(shape >> (3 * i)) & 7]
+                whole_reasons[epin][n - 1][shape] = reason_of(sample, n, epin, True)
+
+
+cdef inline int whole_reason(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
+    """reason_of(p, n, epin, True), from the table for 1 to 4 bytes."""
+    cdef int shape = 0, i
+    if n <= 0 or n > 4:
+        return reason_of(p, n, epin, True)
+    for i in range(n):
+        shape |= reason_class[p[i]] << (3 * i)
+    return whole_reasons[epin][n - 1][shape]
+
+
 cdef int reason_of(const unsigned char* p, Py_ssize_t n, bint epin,
                    bint whole) noexcept nogil:
     """Why p[0..n-1] is not a token: the first rule it breaks, in the order of
@@ -150,6 +188,9 @@ cdef int reason_of(const unsigned char* p, Py_ssize_t n, bint epin,
     return R_TERMINAL_NOT_AFTER_LETTER
 
 
+build_reason_tables()
+
+
 cdef Py_ssize_t attempt_length(const unsigned char* p, Py_ssize_t n, bint epin) noexcept nogil:
     """How much of p scanning's failure there names (the twin's attempt): the markers,
     the letter after them if any and the markers after it, at most 8 bytes; or 1."""
@@ -204,7 +245,7 @@ cdef int scan_token(const unsigned char* p, Py_ssize_t n, bint epin) noexcept no
     shape |= (byte_class[p[3]] if n > 3 else K_ABSENT) << 9
     entry = epin_shapes[shape] if epin else pin_shapes[shape]
     if not entry & SHAPE_VALID:
-        return -reason_of(p, n, epin, True)
+        return -whole_reason(p, n, epin)
     return code_of_entry(p, entry)
 
 
