@@ -467,6 +467,10 @@ cdef int scan_chunk(Sink* s, const ArrowArray* a, ColumnType t, bint epin) noexc
         return S_BUFFERS
     child.offset += a.offset
     child.length = a.length
+    # A batch's rows are never null (a record batch has no validity of its own): then
+    # the column is read as a plain one, by the hot loops, not entry by entry.
+    if a.buffers[0] == NULL or a.null_count == 0:
+        return scan_array(s, &child, t, epin, NULL)
     return scan_array(s, &child, t, epin, a)
 
 
