@@ -431,7 +431,7 @@ cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
     if s.count + more <= s.room:
         return 0
     room = max(s.room * 2, s.count + more)
-    grown = <unsigned char*>records_realloc(s.records, 5 * room + SLACK)
+    grown = <unsigned char*>records_grow(s.records, 5 * s.count, 5 * room + SLACK)
     if grown == NULL:
         return -1
     s.records, s.room = grown, room
@@ -767,7 +767,10 @@ cdef void keep_rejected(Sink* s, Py_ssize_t first, const ArrowArray* chunk, Colu
 
 cdef TokenArray finish(Sink* s, bint epin, list rejected):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
-    result.records, result.count, result.epin = s.records, s.count, epin
+    cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
+    if fit == NULL and s.records != NULL:
+        raise MemoryError()
+    result.records, result.count, result.epin = fit, s.count, epin
     s.records = NULL
     if result.records == NULL:
         result.records = <unsigned char*>records_alloc(SLACK)
