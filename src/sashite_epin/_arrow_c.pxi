@@ -212,7 +212,26 @@ cdef str layout_name(int layout):
     return ("null", "strings", "strings", "views")[layout]
 
 
+# Each layout's (least buffers, most or None, children), as _inputs words them.
+cdef dict LAYOUT_PARTS = _inputs.ARROW_LAYOUT_PARTS
+
+
+cdef inline bint header_fine(const ArrowArray* a, int64_t least, int64_t most,
+                             int64_t children) noexcept nogil:
+    """Whether _inputs.arrow_array_lie finds nothing in a header (most < 0: no most),
+    decided in C: every chunk of a stream is checked, and a call into Python for each
+    was most of a small batch's fixed cost.  Where this says no, the Python function
+    decides and words it."""
+    return (a.length >= 0 and a.offset >= 0 and a.null_count >= -1
+            and a.length <= ARROW_MAX_EXTENT - a.offset
+            and least <= a.n_buffers <= (ARROW_MAX_EXTENT if most < 0 else most)
+            and (a.n_buffers == 0 or a.buffers != NULL) and a.n_children == children)
+
+
 cdef int check_header(const ArrowArray* a, str name, str layout) except -1:
+    least, most, children = LAYOUT_PARTS[layout]
+    if header_fine(a, least, -1 if most is None else most, children):
+        return 0
     lie = _inputs.arrow_array_lie(name, layout, a.length, a.null_count, a.offset, a.n_buffers,
                                   a.buffers != NULL, a.n_children)
     if lie is not None:
