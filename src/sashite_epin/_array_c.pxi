@@ -39,6 +39,8 @@ cdef object array_of_bytes(str typecode, bytes data):
 cdef extern from "_memory.h" nogil:
     void* records_alloc "sashite_records_alloc"(size_t size)
     void* records_realloc "sashite_records_realloc"(void* p, size_t size)
+    void* records_grow "sashite_records_grow"(void* p, size_t used, size_t size)
+    void* records_fit "sashite_records_fit"(void* p, size_t size)
     void records_free "sashite_records_free"(void* p)
 
 cdef extern from "_records.h" nogil:

@@ -212,7 +212,26 @@ cdef str layout_name(int layout):
     return ("null", "strings", "strings", "views")[layout]
 
 
+# Each layout's (least buffers, most or None, children), as _inputs words them.
+cdef dict LAYOUT_PARTS = _inputs.ARROW_LAYOUT_PARTS
+
+
+cdef inline bint header_fine(const ArrowArray* a, int64_t least, int64_t most,
+                             int64_t children) noexcept nogil:
+    """Whether _inputs.arrow_array_lie finds nothing in a header (most < 0: no most),
+    decided in C: every chunk of a stream is checked, and a call into Python for each
+    was most of a small batch's fixed cost.  Where this says no, the Python function
+    decides and words it."""
+    return (a.length >= 0 and a.offset >= 0 and a.null_count >= -1
+            and a.length <= ARROW_MAX_EXTENT - a.offset
+            and least <= a.n_buffers <= (ARROW_MAX_EXTENT if most < 0 else most)
+            and (a.n_buffers == 0 or a.buffers != NULL) and a.n_children == children)
+
+
 cdef int check_header(const ArrowArray* a, str name, str layout) except -1:
+    least, most, children = LAYOUT_PARTS[layout]
+    if header_fine(a, least, -1 if most is None else most, children):
+        return 0
     lie = _inputs.arrow_array_lie(name, layout, a.length, a.null_count, a.offset, a.n_buffers,
                                   a.buffers != NULL, a.n_children)
     if lie is not None:
@@ -431,7 +450,7 @@ cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
     if s.count + more <= s.room:
         return 0
     room = max(s.room * 2, s.count + more)
-    grown = <unsigned char*>records_realloc(s.records, 5 * room + SLACK)
+    grown = <unsigned char*>records_grow(s.records, 5 * s.count, 5 * room + SLACK)
     if grown == NULL:
         return -1
     s.records, s.room = grown, room
@@ -467,6 +486,10 @@ cdef int scan_chunk(Sink* s, const ArrowArray* a, ColumnType t, bint epin) noexc
         return S_BUFFERS
     child.offset += a.offset
     child.length = a.length
+    # A batch's rows are never null (a record batch has no validity of its own): then
+    # the column is read as a plain one, by the hot loops, not entry by entry.
+    if a.buffers[0] == NULL or a.null_count == 0:
+        return scan_array(s, &child, t, epin, NULL)
     return scan_array(s, &child, t, epin, a)
 
 
@@ -763,7 +786,10 @@ cdef void keep_rejected(Sink* s, Py_ssize_t first, const ArrowArray* chunk, Colu
 
 cdef TokenArray finish(Sink* s, bint epin, list rejected):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
-    result.records, result.count, result.epin = s.records, s.count, epin
+    cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
+    if fit == NULL and s.records != NULL:
+        raise MemoryError()
+    result.records, result.count, result.epin = fit, s.count, epin
     s.records = NULL
     if result.records == NULL:
         result.records = <unsigned char*>records_alloc(SLACK)

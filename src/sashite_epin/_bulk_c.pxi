@@ -312,6 +312,19 @@ def parse_many(tokens, bint epin, errors="raise"):
     if isinstance(tokens, str):
         raise TypeError("parse_many takes many tokens (a list of str, a bytes-like object "
                         "or a numpy array), not one str")
+    whole = pyarrow_types().get(type(tokens))
+    if whole is not None:
+        # A pyarrow array, chunked array, batch or table, by its exact type: read
+        # without input_kind's Python checks (a microsecond, most of a small batch's
+        # fixed cost).  Its reader refuses a column of other than strings; the
+        # TypeError is then check_strings' own, worded as input_kind words it.
+        try:
+            if whole:
+                return parse_arrow_array(tokens, epin, mark)
+            return parse_arrow_stream(tokens, epin, mark)
+        except TypeError:
+            _inputs.check_strings(tokens, "parse_many")
+            raise
     kind = _inputs.input_kind(tokens)
     if kind == _inputs.ARROW_ARRAY:
         return parse_arrow_array(tokens, epin, mark)
@@ -324,6 +337,34 @@ def parse_many(tokens, bint epin, errors="raise"):
     if PyObject_CheckBuffer(tokens):
         return parse_buffer(tokens, epin, mark)
     return parse_iterable(tokens, epin, mark)
+
+
+# pyarrow's own column types (arrays, chunked arrays, record batches, tables), each
+# mapped to whether it is read as one array (it has __arrow_c_array__, as input_kind
+# asks) or as a stream; found in the pyarrow.lib loaded now, looked up again when that
+# changes.  A RecordBatchReader is not among them: its stream is read once, and
+# check_strings must see it first.
+cdef object pyarrow_lib = None
+cdef dict pyarrow_kinds = {}
+
+
+cdef dict pyarrow_types():
+    global pyarrow_lib, pyarrow_kinds
+    cdef dict modules = _sys.modules
+    cdef PyObject* now = PyDict_GetItem(modules, "pyarrow.lib")
+    lib = <object>now if now != NULL else None
+    if lib is pyarrow_lib:
+        return pyarrow_kinds
+    kinds = {}
+    bases = tuple(getattr(lib, name, None) for name in
+                  ("Array", "ChunkedArray", "RecordBatch", "Table"))
+    if lib is not None and all(isinstance(base, type) for base in bases):
+        for cls in list(vars(lib).values()):
+            if (isinstance(cls, type) and issubclass(cls, bases)
+                    and _inputs.module_of_class(cls) == "pyarrow.lib"):
+                kinds[cls] = hasattr(cls, "__arrow_c_array__")
+    pyarrow_lib, pyarrow_kinds = lib, kinds
+    return kinds
 
 
 cdef TokenArray parse_iterable(object tokens, bint epin, bint mark):

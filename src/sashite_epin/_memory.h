@@ -79,6 +79,52 @@ static void sashite_records_free(void *p) {
     free(b); /* NULL, or the oldest spare, or a small block */
 }
 
+/* A block growing to size whose first used bytes matter (an Arrow stream's records,
+ * chunk after chunk, whose total nobody states beforehand): a spare of any capacity
+ * that holds size is taken before realloc is asked, so the pages the last result
+ * touched are written again instead of fresh ones faulted in (a stream of 40 chunks
+ * faulted in its whole result, 2.5 ns a token, where one array of the same entries
+ * took a spare).  A spare too large for what the stream turns out to hold is handed
+ * back by sashite_records_fit. */
+static void *sashite_records_realloc(void *p, size_t size);
+static void *sashite_records_grow(void *p, size_t used, size_t size) {
+    sashite_block *b, *taken = NULL;
+    int i;
+    if (p == NULL) return sashite_records_alloc(size);
+    if (size <= ((sashite_block *)p - 1)->capacity) return p;
+    if (size >= SASHITE_SPARE_MIN) {
+        for (i = 0; i < SASHITE_SPARE_SLOTS && taken == NULL; i++) {
+            b = (sashite_block *)SASHITE_EXCHANGE(&sashite_spares[i], NULL);
+            if (b == NULL) continue;
+            if (b->capacity >= size)
+                taken = b;
+            else /* too small, kept for another (as sashite_records_alloc does) */
+                free(SASHITE_EXCHANGE(&sashite_spares[i], b));
+        }
+        if (taken != NULL) {
+            memcpy(taken + 1, p, used);
+            sashite_records_free(p);
+            return taken + 1;
+        }
+    }
+    return sashite_records_realloc(p, size);
+}
+
+/* The block of a finished stream holding size bytes: a spare taken by
+ * sashite_records_grow more than four times too large goes back to the spares (its
+ * bytes copied to a block that fits), as sashite_records_alloc would not have given
+ * it.  NULL when out of memory (p is then still the caller's). */
+static void *sashite_records_fit(void *p, size_t size) {
+    void *fit;
+    if (p == NULL || ((sashite_block *)p - 1)->capacity / 4 <= size) return p;
+    if (((sashite_block *)p - 1)->capacity < SASHITE_SPARE_MIN) return p;
+    fit = sashite_records_alloc(size);
+    if (fit == NULL) return NULL;
+    memcpy(fit, p, size);
+    sashite_records_free(p);
+    return fit;
+}
+
 static void *sashite_records_realloc(void *p, size_t size) {
     sashite_block *b, *spare;
     if (p == NULL) return sashite_records_alloc(size);

@@ -1,0 +1,40 @@
+"""String containers, many chunks and small batches, each beside its baseline in one run
+(pytest-benchmark).
+
+    pip install '.[test]' && python -m pytest benchmarks/test_bench_containers.py \\
+        --benchmark-group-by=group
+
+Goals (uniform corpus, 2M entries): every pandas string container (str,
+string[pyarrow], string[python], ArrowDtype(string / large_string), object) within 1.3x
+of the fastest input of the same entries; an Arrow column of 40 chunks of 50,000 within
+1.3x of one chunk; 2,048-row Arrow batches, each parsed and exported
+(``pa.table(result)``), within 2x of the per-row time of one call over all their rows
+(both sides read the same rows, so the ratio of their times is the ratio per row).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sashite_epin import _bench_containers
+from sashite_epin._corpora import uniform
+
+pytest.importorskip("pytest_benchmark")
+pytest.importorskip("pyarrow")
+pytest.importorskip("pandas")
+
+COUNT = 2_000_000
+TOKENS = uniform(COUNT)
+ROWS = [
+    *_bench_containers.container_rows(TOKENS),
+    *_bench_containers.chunk_rows(TOKENS),
+    _bench_containers.batch_row(TOKENS)[0],
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[f"{row[0]} | {row[2]}" for row in ROWS])
+@pytest.mark.parametrize("side", ["ours", "baseline"])
+def test_container(benchmark, row, side):  # type: ignore[no-untyped-def]
+    name, work, base_name, base = row
+    benchmark.group = f"{name} | beside: {base_name}"
+    benchmark(work if side == "ours" else base)
