@@ -247,6 +247,30 @@ def test_a_near_miss_at_every_offset_around_the_block_edges(core: ModuleType, ke
 
 
 @pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
+def test_line_faults_are_the_twin_s_around_the_block_edges(core: ModuleType, kernel: str) -> None:
+    # The command line's one token a line (line_faults): 64 bytes at a time, looking a
+    # byte back (a line's start) and a byte ahead (a \r's \n): every string of up to 3
+    # line-end and whitespace bytes lands on every offset around the first block edge,
+    # and the buffer's end; then random lines.
+    alphabet = [b"\r", b"\n", b" ", b"\t", b"K", b"\x8d", b"\x0b"]
+    strings = [a + b + c for a in alphabet for b in alphabet for c in [b"", *alphabet]]
+    inputs = []
+    for lead in [*range(0, 4), *range(60, 68)]:
+        head = (b"K^\r\n+p\n" * 12)[:lead]
+        for string in strings:
+            inputs += [head + string, head + string + b"q\r\n" * 30]
+    rng = random.Random(8)
+    parts = [b"K", b"+p'", b"\r", b"\n", b"\r\n", b"\r\n", b" ", b"\x0c", b"\x85", b"K" * 70]
+    inputs += [b"".join(rng.choices(parts, k=rng.randrange(80))) for _ in range(3000)]
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for data in inputs:
+            assert core.line_faults(data) == _core_py.line_faults(data), data
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_every_short_byte_string_around_a_block_edge(core: ModuleType, kernel: str) -> None:
     # Every string of up to 3 bytes over the grammar's bytes and its neighbours, put
     # where it straddles the first block edge, after 60 bytes of valid tokens.

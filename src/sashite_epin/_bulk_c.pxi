@@ -3,6 +3,7 @@
 # buffers (split as bytes.split() splits, in two SIMD-assisted stages), numpy S / U
 # arrays.  Its twin is _bulk_py.py; the result type is in _array_c.pxi.
 
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_Release,
                              PyObject_CheckBuffer, PyObject_GetBuffer)
 from cpython.dict cimport PyDict_GetItem
@@ -39,6 +40,9 @@ cdef extern from "_split.h" nogil:
     int ctz64 "sashite_ctz64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
     int64_t count_newlines "sashite_count_newlines"(const unsigned char* p, int64_t n)
+    int64_t next_line_fault "sashite_next_line_fault"(const unsigned char* p, int64_t n,
+                                                      int64_t start, int portable,
+                                                      int64_t* newlines)
     bint is_sep "sashite_is_sep"(unsigned char b)
 
 cdef extern from "_strs.h":
@@ -784,6 +788,50 @@ cdef inline Py_ssize_t count_lines(const unsigned char* p, Py_ssize_t start,
                                    Py_ssize_t stop) noexcept nogil:
     """How many newlines p[start:stop] holds (_split.h)."""
     return <Py_ssize_t>count_newlines(p + start, stop - start)
+
+
+def line_faults(data):
+    """One token a line of ``data`` (bytes; a line ends at b"\\n", and one final b"\\r"
+    of a line, before its b"\\n" or at the end, is no part of it), for reading the lines
+    with parse_many's whitespace split: ``(lines, faults, clean)``.  ``lines`` is how
+    many lines ``data`` holds (the bytes after the last b"\\n" are one more);
+    ``faults`` is ``(index, start, end)`` for each line the split would not read as one
+    token, in order: one empty (or b"\\r" alone), or holding whitespace (bytes.split()'s)
+    besides its final b"\\r"; ``index`` counts lines from 0 and ``data[start:end]`` is
+    the line, its final b"\\r" kept.  ``clean`` is ``data`` with those lines' bytes
+    turned to spaces (``data`` itself when there is none): parse_many reads one token
+    from each other line, its error ``line`` the line's, and none from these."""
+    if type(data) is not bytes:
+        raise TypeError(f"line_faults takes bytes, not {type(data).__name__}")
+    cdef const unsigned char* p = <bytes>data
+    cdef Py_ssize_t n = len(<bytes>data), at = 0, i, start, end
+    cdef int64_t newlines = 0
+    cdef int portable = bytes_kernel_id == SASHITE_KERNEL_PORTABLE
+    cdef const void* found
+    cdef list faults = []
+    cdef bytes clean
+    cdef char* q
+    while at < n:
+        i = <Py_ssize_t>next_line_fault(p, n, at, portable, &newlines)
+        if i >= n:
+            break
+        start = i  # the line's start: right after the last newline before the fault
+        while start > at and p[start - 1] != 10:
+            start -= 1
+        found = memchr(p + i, 10, n - i)
+        end = n if found == NULL else <const unsigned char*>found - p
+        faults.append((newlines, start, end))
+        newlines += found != NULL
+        at = end + 1
+    lines = newlines + (n > 0 and p[n - 1] != 10)
+    if not faults:
+        return lines, faults, data
+    clean = PyBytes_FromStringAndSize(NULL, n)  # new: no one else sees it
+    q = PyBytes_AS_STRING(clean)
+    memcpy(q, p, n)
+    for _, start, end in faults:
+        memset(q + start, 32, end - start)
+    return lines, faults, clean
 
 
 cdef inline Py_UCS4 code_point_at(const unsigned char* e, Py_ssize_t i) noexcept nogil:

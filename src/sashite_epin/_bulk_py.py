@@ -334,6 +334,37 @@ def _parse_buffer(view: memoryview, collector: _Collector, source: object) -> No
         start = stop
 
 
+def line_faults(data: bytes) -> tuple[int, list[tuple[int, int, int]], bytes]:
+    """One token a line of ``data`` (bytes; a line ends at b"\\n", and one final b"\\r"
+    of a line, before its b"\\n" or at the end, is no part of it), for reading the lines
+    with parse_many's whitespace split: ``(lines, faults, clean)``.  ``lines`` is how
+    many lines ``data`` holds (the bytes after the last b"\\n" are one more);
+    ``faults`` is ``(index, start, end)`` for each line the split would not read as one
+    token, in order: one empty (or b"\\r" alone), or holding whitespace (bytes.split()'s)
+    besides its final b"\\r"; ``index`` counts lines from 0 and ``data[start:end]`` is
+    the line, its final b"\\r" kept.  ``clean`` is ``data`` with those lines' bytes
+    turned to spaces (``data`` itself when there is none): parse_many reads one token
+    from each other line, its error ``line`` the line's, and none from these."""
+    if type(data) is not bytes:
+        raise TypeError(f"line_faults takes bytes, not {type(data).__name__}")
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()  # a final b"\n" ends the last line rather than starting one
+    faults = []
+    start = 0
+    for index, line in enumerate(lines):
+        body = line[:-1] if line.endswith(b"\r") else line
+        if body.split() != [body]:  # empty, or whitespace in it
+            faults.append((index, start, start + len(line)))
+        start += len(line) + 1
+    if not faults:
+        return len(lines), faults, data
+    clean = bytearray(data)
+    for _, start, end in faults:
+        clean[start:end] = b" " * (end - start)
+    return len(lines), faults, bytes(clean)
+
+
 def _token_starts(data: bytes) -> list[int]:
     """The byte offset of each token of data, at C speed: the runs between separators
     and the separators alternate in re.split's list, whose lengths add up to where each

@@ -8,7 +8,8 @@ never a traceback, whichever standard stream is closed.  A reader that goes away
 ends the command quietly.
 
 Input lines are split on ``\\n`` only, so line numbers agree with ``grep -n`` and ``wc -l``;
-one final ``\\r`` is removed (CRLF files); any other character is part of the token.
+a line's one final ``\\r`` is its line end (CRLF files; the last line's too, with no
+``\\n`` after it); any other character, ``\\r`` included, is part of the token.
 Tokens are shown escaped (``'\\u212a'``, ``'\\xff'`` for a byte that is not UTF-8), never
 echoed raw, and cut to a readable length.
 """
@@ -24,9 +25,11 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import BinaryIO, NamedTuple, TextIO
 
 from . import IMPLEMENTATION, Epin, ParseError, Pin, TokenArray, __version__
+from ._core import core
 
 DEMO_TOKENS = (
     # chess, shōgi, xiangqi, makruk, and a cross-style match (native vs derived)
@@ -61,6 +64,9 @@ LONGEST_KEPT = 1 << 20  # a longer line is judged by its first MiB (no token is 
 PIECE = 1 << 16  # characters of a text tokenize scans at a time: its output stays small
 BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark, which Windows editors write first
 SEPARATORS = b" \t\n\r\x0b\x0c"  # bytes.split()'s whitespace: what --split reads between
+# validate: past one invalid line in this many, a batch's lines are split to find them
+# (40 ns a line) rather than asked of the library's errors (6 us an error object)
+MANY_INVALID = 128
 
 
 class UsageError(Exception):
@@ -227,11 +233,56 @@ def lines_of(stream: BinaryIO) -> Iterator[Lines]:
 
 
 def decoded(parts: list[bytes], cut: dict[int, int]) -> Lines:
+    """Whole lines as text, each without its one final "\\r": the "\\r\\n" pairs of the
+    joined text at C speed (no line is looked at from Python), the last line's apart."""
     text = b"\n".join(parts).decode("utf-8", "surrogateescape")
-    lines = text.split("\n")
     if "\r" in text:
-        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if lines[-1].endswith("\r"):
+        lines[-1] = lines[-1][:-1]
     return Lines(lines, cut)
+
+
+class Batch(NamedTuple):
+    """Whole lines for validate, as bytes read: ``data`` ends at a b"\\n" (or at the
+    input's end); or, where ``length`` is not None, one line longer than LONGEST_KEPT
+    bytes, ``data`` its first LONGEST_KEPT bytes and ``length`` all of its bytes (a
+    final b"\\r" not counted)."""
+
+    data: bytes
+    length: int | None
+
+
+def batches_of(stream: BinaryIO) -> Iterator[Batch]:
+    """The stream's whole lines in batches, as they arrive; a line past LONGEST_KEPT
+    (never a token) comes alone as its head and its length, the rest of it read and
+    counted, not held.  What a batch holds never depends on where the reads end."""
+    pending = b""  # the line begun and not ended yet
+    dropped = 0  # bytes of the pending line past LONGEST_KEPT, not kept
+    last = b""  # the last of them
+    for chunk in chunks_of(stream):
+        if dropped:  # a long line is being read past its head
+            end = chunk.find(b"\n")
+            if end < 0:
+                dropped, last = dropped + len(chunk), chunk[-1:]
+                continue
+            tail = chunk[:end]
+            length = len(pending) + dropped + len(tail) - ((tail[-1:] or last) == b"\r")
+            yield Batch(pending, length)
+            pending, dropped, chunk = b"", 0, chunk[end + 1 :]
+        data = pending + chunk if pending else chunk
+        end = data.rfind(b"\n") + 1
+        if end:
+            yield Batch(data[:end], None)
+        pending = data[end:]
+        if len(pending) > LONGEST_KEPT:
+            dropped, last = len(pending) - LONGEST_KEPT, pending[-1:]
+            pending = pending[:LONGEST_KEPT]
+    if dropped:
+        yield Batch(pending, len(pending) + dropped - (last == b"\r"))
+    elif pending:
+        yield Batch(pending, None)
 
 
 class Words(NamedTuple):
@@ -304,12 +355,17 @@ def pieces_of(stream: BinaryIO) -> Iterator[list[tuple[str, bool]]]:
     kept = ""  # a "\r" kept back from the end of the last read
     open_line = False  # whether the last read left a line begun
     for chunk in chunks_of(stream):
-        *whole, last = (kept + decode(chunk)).split("\n")
-        batch = [(line[:-1] if line.endswith("\r") else line, True) for line in whole]
-        kept = "\r" if last.endswith("\r") else ""
-        if len(last) > len(kept):
-            batch.append((last[: len(last) - len(kept)], False))
-        open_line = bool(last) or (open_line and not whole)
+        text = kept + decode(chunk)
+        kept = "\r" if text.endswith("\r") else ""
+        if kept:
+            text = text[:-1]
+        if "\r" in text:  # each line's final "\r", at C speed
+            text = text.replace("\r\n", "\n")
+        *whole, last = text.split("\n")
+        batch = [(line, True) for line in whole]
+        if last:
+            batch.append((last, False))
+        open_line = bool(last or kept) or (open_line and not whole)
         if batch:
             yield batch
     last = kept + decode(b"", True)
@@ -483,29 +539,102 @@ def judge_lines(
     stream: BinaryIO, kind: type[Pin] | type[Epin], shown: str, args: argparse.Namespace,
     out: Output,
 ) -> tuple[int, int]:  # fmt: skip
-    """validate's findings for one token a line; (valid, invalid) counts."""
+    """validate's findings for one token a line; (valid, invalid) counts.
+
+    The lines are read as --split reads words, by the bulk bytes path: core.line_faults
+    finds, in compiled code, the lines that path would not read as one token (an empty
+    one, or one with whitespace besides its final "\\r") and blanks them; every other
+    line is one token, its final "\\r" a separator.  Python sees a line only when it is
+    invalid.  A finding's reason is the one the line's text gets (``kind.parse``), so
+    what a line says does not depend on how it was read."""
     line = invalid = 0
-    for batch in lines_of(stream):
-        result = kind.parse_many(batch.lines, errors="mark")
-        errors = result.errors()
-        invalid += len(errors)
-        if not (args.quiet or args.count):
-            for error in errors:
-                index = int(error.index or 0)
-                token = str(error.token)
-                number = line + index + 1
-                if args.json:
-                    length = batch.cut.get(index)
-                    if length is None:
-                        length = len(token.encode("utf-8", "surrogateescape"))
-                    finding = {"file": shown, "line": number, **json_token(token[:SHOWN]),
-                               "length": length, "reason": str(error.reason)}  # fmt: skip
-                    out.write(json.dumps(finding) + "\n")
-                else:
-                    out.write(f"{shown}:{number}: {escaped(token)}: {error.reason}\n")
+    show = not (args.quiet or args.count)
+    said = Findings(kind, shown, args.json)
+    for batch in batches_of(stream):
+        if batch.length is not None:  # a line past LONGEST_KEPT, judged by its head
+            invalid += 1
+            if show:
+                out.write(said.line(line + 1, batch.data, batch.length))
+                out.flush()
+            line += 1
+            continue
+        data = batch.data
+        lines, faults, clean = core.line_faults(data)
+        result = kind.parse_many(clean, errors="mark")
+        if not show:
+            invalid += len(faults) + len(result.invalid)
+            line += lines
+            continue
+        found: list[tuple[int, bytes, object]] = [
+            (index, data[start:end].removesuffix(b"\r"), None) for index, start, end in faults
+        ]
+        marked = result.invalid
+        if marked and len(marked) * MANY_INVALID <= lines:  # a few: the errors say where
+            for error in result.errors():
+                raw = error.token
+                assert isinstance(raw, bytes)  # bytes input: its tokens are bytes
+                # ASCII bytes are judged as their text is; other bytes are judged by
+                # their characters (the bytes path counts bytes).
+                reason = error.reason if raw.isascii() else None
+                found.append((int(error.line or 1) - 1, raw, reason))
+            found.sort(key=itemgetter(0))
+        elif marked:  # many: each line's bytes from one split, no error object made
+            rows, faulty, found, at = data.split(b"\n"), found, [], 0
+            for k in marked:  # the token of the k-th line that is no fault
+                while at < len(faulty) and faulty[at][0] <= k + at:
+                    found.append(faulty[at])
+                    at += 1
+                found.append((k + at, rows[k + at].removesuffix(b"\r"), None))
+            found += faulty[at:]
+        if found:
+            out.write("".join([said.line(line + index + 1, raw, len(raw), reason)
+                               for index, raw, reason in found]))  # fmt: skip
             out.flush()  # each batch's findings as its lines arrive
-        line += len(batch.lines)
+        invalid += len(found)
+        line += lines
     return line - invalid, invalid
+
+
+class Findings:
+    """validate's findings, one a line: ``FILE:LINE: 'token': reason``, or its JSON
+    object.  What follows the line's number is made once for each short line's bytes
+    (a file's invalid lines are mostly the same few), never more than REMEMBERED."""
+
+    REMEMBERED = 1 << 16  # lines' endings kept (then forgotten all at once)
+    SHORT = 64  # bytes of a line whose ending is kept
+
+    def __init__(self, kind: type[Pin] | type[Epin], shown: str, as_json: bool) -> None:
+        self.kind, self.as_json = kind, as_json
+        self.head = json.dumps({"file": shown, "line": 0})[:-2] if as_json else f"{shown}:"
+        self.endings: dict[bytes, str] = {}
+
+    def line(self, number: int, raw: bytes, length: int, reason: object = None) -> str:
+        """The finding for line ``number``, whose bytes are ``raw`` (its head, for a
+        line past LONGEST_KEPT) and ``length`` (a final "\\r" not counted); ``reason``
+        when known, else the text's as the library judges it."""
+        ending = self.endings.get(raw)
+        if ending is None:
+            token = raw.decode("utf-8", "surrogateescape")
+            reason = reason or why(self.kind, token)
+            if self.as_json:
+                fields = {**json_token(token[:SHOWN]), "length": length, "reason": str(reason)}
+                ending = ", " + json.dumps(fields)[1:] + "\n"
+            else:
+                ending = f": {escaped(token)}: {reason}\n"
+            if len(raw) <= self.SHORT and len(raw) == length:
+                if len(self.endings) >= self.REMEMBERED:
+                    self.endings.clear()
+                self.endings[raw] = ending
+        return f"{self.head}{number}{ending}"
+
+
+def why(kind: type[Pin] | type[Epin], text: str) -> object:
+    """The library's reason the text of a line is no token."""
+    try:
+        kind.parse(text)
+    except ParseError as exc:
+        return exc.reason
+    raise AssertionError(f"{text!a} was read as invalid")
 
 
 def judge_words(
@@ -777,7 +906,8 @@ def build_parser(prog: str = "sashite-epin") -> argparse.ArgumentParser:
         "validate",
         help="check one token per line of each FILE",
         description="Check one token per line of each FILE (stdin when none, or '-'). Lines "
-        "are split on \\n only; one final \\r is removed (CRLF files); a UTF-8 byte order "
+        "are split on \\n only; a line's one final \\r is its line end (CRLF files), any "
+        "other \\r a character of the token; a UTF-8 byte order "
         "mark at the very start is skipped. Each invalid token is reported as "
         "FILE:LINE: 'token': reason on stdout; the counts go to stderr.",
     )

@@ -14,7 +14,7 @@ from typing import Any as _Any
 
 from . import _bulk_py
 from ._array_py import TokenArray, from_codes, rebuild_token_array, rows_of, set_labels
-from ._bulk_py import parse_many
+from ._bulk_py import line_faults, parse_many
 from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
 from ._objects_py import objects as _objects
@@ -145,6 +145,7 @@ __all__ = [
     "from_codes",
     "is_valid_epin",
     "is_valid_pin",
+    "line_faults",
     "parse_epin",
     "parse_many",
     "parse_pin",

@@ -206,6 +206,103 @@ static inline int64_t sashite_count_newlines(const unsigned char *p, int64_t n) 
     return lines;
 }
 
+/* The high bit of each byte of the 8 little-endian bytes w that equals c, SWAR, exactly
+ * (a byte equal to c is zero after the XOR; ((x & 0x7F..) + 0x7F..) | x sets the top
+ * bit of exactly the nonzero bytes, no carry crossing a byte). */
+static inline uint64_t sashite_byte_bits_swar(uint64_t w, unsigned char c) {
+    const uint64_t low = UINT64_C(0x7F7F7F7F7F7F7F7F);
+    uint64_t x = w ^ (UINT64_C(0x0101010101010101) * c);
+    return ~(((x & low) + low) | x) & UINT64_C(0x8080808080808080);
+}
+
+/* Masks of p[0..63] (all 64 bytes readable) for reading one token a line, bit i for
+ * byte i: separators (as sashite_sep_mask64), newlines (10), carriage returns (13);
+ * portable: in plain C whatever the CPU has, as the portable kernel reads. */
+static inline void sashite_line_masks64(const unsigned char *p, int portable, uint64_t *sep,
+                                        uint64_t *newlines, uint64_t *returns) {
+    uint64_t n = 0, r = 0;
+    int i;
+    if (portable) {
+        for (i = 0; i < 8; i++) {
+            uint64_t w = sashite_load64_le(p + 8 * i);
+            n |= sashite_high_bits8(sashite_byte_bits_swar(w, 10)) << (8 * i);
+            r |= sashite_high_bits8(sashite_byte_bits_swar(w, 13)) << (8 * i);
+        }
+        *sep = sashite_sep_mask64_portable(p), *newlines = n, *returns = r;
+        return;
+    }
+#ifdef SASHITE_EPIN_SSE2
+    {
+        const __m128i ten = _mm_set1_epi8(10), thirteen = _mm_set1_epi8(13);
+        for (i = 0; i < 4; i++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * i));
+            n |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, ten)) << (16 * i);
+            r |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, thirteen)) << (16 * i);
+        }
+    }
+#elif defined(SASHITE_EPIN_NEON)
+    {
+        uint8x16_t v0 = vld1q_u8(p), v1 = vld1q_u8(p + 16), v2 = vld1q_u8(p + 32),
+                   v3 = vld1q_u8(p + 48), ten = vdupq_n_u8(10), thirteen = vdupq_n_u8(13);
+        n = sashite_neon_mask64(vceqq_u8(v0, ten), vceqq_u8(v1, ten), vceqq_u8(v2, ten),
+                                vceqq_u8(v3, ten));
+        r = sashite_neon_mask64(vceqq_u8(v0, thirteen), vceqq_u8(v1, thirteen),
+                                vceqq_u8(v2, thirteen), vceqq_u8(v3, thirteen));
+        (void)i;
+    }
+#else
+    for (i = 0; i < 8; i++) {
+        uint64_t w = sashite_load64_le(p + 8 * i);
+        n |= sashite_high_bits8(sashite_byte_bits_swar(w, 10)) << (8 * i);
+        r |= sashite_high_bits8(sashite_byte_bits_swar(w, 13)) << (8 * i);
+    }
+#endif
+    *sep = sashite_sep_mask64(p), *newlines = n, *returns = r;
+}
+
+/* One token a line (lines end at b"\n"; one final b"\r" of a line, before its b"\n" or
+ * at the buffer's end, is no part of it): the first byte of p[from..n) that keeps its
+ * line from being read as one whitespace-separated token, or n.  That is a separator
+ * (bytes.split()'s whitespace) that is not the line's final b"\n" or one final b"\r",
+ * and a separator that starts a line (an empty line, or "\r" alone).  from must start
+ * a line (0, or right after a b"\n"); *newlines grows by the b"\n" bytes before the
+ * byte returned.  64 bytes at a time: three masks, no branch per byte. */
+static inline int64_t sashite_next_line_fault(const unsigned char *p, int64_t n, int64_t from,
+                                              int portable, int64_t *newlines) {
+    unsigned char block[64];
+    int64_t b = from;
+    while (b < n) {
+        const unsigned char *q = p + b;
+        int64_t left = n - b;
+        uint64_t sep, nl, cr, ends, starts, fault, valid = ~(uint64_t)0;
+        if (left < 64) { /* the last bytes, padded with a byte that separates nothing */
+            memset(block, 'A', 64);
+            memcpy(block, q, (size_t)left);
+            q = block;
+            valid = ((uint64_t)1 << left) - 1;
+        }
+        sashite_line_masks64(q, portable, &sep, &nl, &cr);
+        sep &= valid, nl &= valid, cr &= valid;
+        /* bit i: the byte after byte i ends the line (a b"\n", or the buffer's end) */
+        ends = nl >> 1;
+        if (left < 64)
+            ends |= (uint64_t)1 << (left - 1);
+        else if (left == 64 || p[b + 64] == 10)
+            ends |= (uint64_t)1 << 63;
+        /* bit i: byte i starts a line */
+        starts = (nl << 1) | (uint64_t)(b == 0 || p[b - 1] == 10);
+        fault = (sep & ~nl & ~cr) | (cr & ~ends) | (sep & starts);
+        if (fault) {
+            int at = sashite_ctz64(fault);
+            *newlines += sashite_popcount64(nl & (((uint64_t)1 << at) - 1));
+            return b + at;
+        }
+        *newlines += sashite_popcount64(nl);
+        b += 64;
+    }
+    return n;
+}
+
 /* Masks of the token characters of p[0..63] (all 64 bytes readable), bit i for byte i:
  * ASCII letters, state modifiers ('+', '-'), terminal markers ('^'), derivation markers
  * ('\'').  For scanning tokens written back to back (the core's scan_many), which checks
