@@ -671,3 +671,52 @@ def test_unread_exports_are_released(core: ModuleType) -> None:
     stream = result.__arrow_c_stream__()
     reader = pa.RecordBatchReader._import_from_c_capsule(stream)
     assert reader.read_all().num_rows == len(result)
+
+
+def marked_arrow_columns() -> list[tuple[str, Any]]:
+    """Columns half of whose entries are marked: invalid texts (bytes that are not
+    UTF-8 among them), nulls, in every layout a reader takes."""
+    texts: list[bytes | None] = []
+    rng = random.Random(53)
+    for i in range(5_000):
+        roll = i % 4
+        if roll == 0:
+            texts.append(rng.choice(EPIN_TOKENS).encode())
+        elif roll == 1:
+            texts.append(None)
+        elif roll == 2:
+            texts.append(rng.choice([b"K^^", b"+", b"", b"KQ", b"\xff", b"K\xe2\x84\xaa", b"k' "]))
+        else:
+            texts.append(rng.choice(EPIN_TOKENS).encode() + b"^^")
+    binary = pa.array(texts, pa.binary())
+    utf8 = pa.Array.from_buffers(  # the same bytes, not all UTF-8
+        pa.string(), len(binary), binary.buffers(), binary.null_count)
+    return [
+        ("utf8", utf8),
+        ("large_utf8", utf8.cast(pa.large_string(), safe=False)),
+        ("string_view", utf8.cast(pa.string_view(), safe=False)),
+        ("binary", binary),
+        ("dictionary", binary.dictionary_encode()),
+        ("chunked", pa.chunked_array([utf8.slice(0, 1_234), utf8.slice(1_234)])),
+        ("table", pa.table({"c": utf8})),
+    ]
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
+@pytest.mark.parametrize("kind", [k for k, _ in marked_arrow_columns()])
+def test_marked_arrow_entries_are_the_twins(kind: str) -> None:
+    """The compiled core keeps an Arrow column's marked entries as columns (their bytes
+    copied once, tokens made when the errors are read): every output is the twin's."""
+    column = dict(marked_arrow_columns())[kind]
+    ours, twin = (core.parse_many(column, True, "mark") for core in CORES)
+    assert list(ours.invalid) == list(twin.invalid)
+    assert [(e.token, e.reason, e.index, e.position, e.line) for e in ours.errors()] == [
+        (e.token, e.reason, e.index, e.position, e.line) for e in twin.errors()]  # fmt: skip
+    assert list(ours.reason_codes()) == list(twin.reason_codes())
+    assert pa.table(ours).equals(pa.table(twin))
+    again = pickle.loads(pickle.dumps(ours))
+    assert [(e.token, e.reason) for e in again.errors()] == [
+        (e.token, e.reason) for e in ours.errors()]  # fmt: skip
+    picked = ours[np.arange(0, len(ours), 3)]
+    assert [(e.token, e.index) for e in picked.errors()] == [
+        (e.token, e.index) for e in twin[np.arange(0, len(twin), 3)].errors()]  # fmt: skip

@@ -730,30 +730,38 @@ cdef int scan_indices(Sink* s, const ArrowArray* a, const index_t* indices, cons
     return S_OK
 
 
-cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
-    """What an error names for entry i of a chunk: its text (None when missing).  The
-    entry is read again here, after its scan, and checked again as read: another thread
-    may have rewritten the column since (an index, an offset), and then it names None or
-    what the entry now holds, never reading outside the buffers."""
+cdef bint entry_bytes(const ArrowArray* a, ColumnType t, int64_t i, const unsigned char** p,
+                      int64_t* n) noexcept nogil:
+    """What an error names for entry i of a chunk: its bytes (True), or False when it is
+    missing.  The entry is read again here, after its scan, and checked again as read:
+    another thread may have rewritten the column since (an index, an offset), and then
+    it names None or what the entry now holds, never reading outside the buffers."""
     cdef Reader values
     cdef const ArrowArray* strings = a
-    cdef const unsigned char* p
-    cdef int64_t n = 0
+    n[0] = 0
     if t.in_struct:
         strings = a.children[0]
         i += a.offset
         a = strings
     if t.index_size:
         if is_null(a, i):
-            return None
+            return False
         i = dictionary_index(a, i, t.index_size, t.index_signed)
         strings = a.dictionary
         if i < 0 or i >= strings.length:
-            return None
+            return False
     if t.layout == A_NULL or is_null(strings, i):
-        return None
-    if (open_reader(&values, strings, t.layout) != S_OK
-            or entry_text(&values, i, &p, &n) != S_OK):
+        return False
+    return (open_reader(&values, strings, t.layout) == S_OK
+            and entry_text(&values, i, p, n) == S_OK)
+
+
+cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
+    """entry_bytes' text as an error names it: bytes for a binary column, else str
+    (bytes that are not UTF-8 replaced), or None."""
+    cdef const unsigned char* p
+    cdef int64_t n
+    if not entry_bytes(a, t, i, &p, &n):
         return None
     return <bytes>p[:n] if t.binary else (<bytes>p[:n]).decode("utf-8", "replace")
 
@@ -774,19 +782,68 @@ cdef int check_status(int status, Sink* s, const ArrowArray* chunk, ColumnType t
     raise ValueError(MALFORMED[status])
 
 
-cdef void keep_rejected(Sink* s, Py_ssize_t first, const ArrowArray* chunk, ColumnType t,
-                        list rejected):
-    """The texts of the entries marked from marks[first] on, read while the chunk is
-    still held (None for a missing entry)."""
-    cdef Mark m
-    for m in s.marked.items[first:s.marked.count]:
-        rejected.append((None if m.reason == R_MISSING else entry_token(chunk, t, m.start),
-                         m.reason, None, None))
+cdef struct KeptTexts:  # the marked entries' texts, copied while their chunk is held
+    unsigned char* texts   # back to back
+    Py_ssize_t used, text_room
+    int64_t* ends          # where each ends in texts
+    unsigned char* nones   # 1 where the entry names None (missing)
+    Py_ssize_t count, room
+    bint any_none
 
 
-cdef TokenArray finish(Sink* s, bint epin, list rejected):
+cdef int keep_rejected(Sink* s, Py_ssize_t first, const ArrowArray* chunk, ColumnType t,
+                       KeptTexts* kept) noexcept nogil:
+    """The texts of the entries marked from marks[first] on, copied while the chunk is
+    still held (no object made: _marks.MarkedTexts makes the errors' tokens when they
+    are read).  -1: out of memory."""
+    cdef Py_ssize_t j
+    cdef const unsigned char* p
+    cdef int64_t n
+    cdef bint some
+    cdef void* more
+    for j in range(first, s.marked.count):
+        some = s.marked.items[j].reason != R_MISSING and entry_bytes(
+            chunk, t, s.marked.items[j].start, &p, &n)
+        if not some:
+            n = 0
+        if kept.count == kept.room:
+            kept.room = 2 * kept.room + 256
+            more = records_realloc(kept.ends, 8 * kept.room)
+            if more == NULL:
+                return -1
+            kept.ends = <int64_t*>more
+            more = records_realloc(kept.nones, kept.room)
+            if more == NULL:
+                return -1
+            kept.nones = <unsigned char*>more
+        if kept.used + n > kept.text_room:
+            kept.text_room = 2 * (kept.used + n) + 4096
+            more = records_realloc(kept.texts, kept.text_room)
+            if more == NULL:
+                return -1
+            kept.texts = <unsigned char*>more
+        if n:
+            memcpy(kept.texts + kept.used, p, n)
+        kept.used += n
+        kept.ends[kept.count] = kept.used
+        kept.nones[kept.count] = not some
+        kept.any_none |= not some
+        kept.count += 1
+    return 0
+
+
+cdef void kept_free(KeptTexts* kept) noexcept nogil:
+    records_free(kept.texts)
+    records_free(kept.ends)
+    records_free(kept.nones)
+
+
+cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
     cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
+    cdef bytes reasons
+    cdef unsigned char* reason
+    cdef Py_ssize_t j
     if fit == NULL and s.records != NULL:
         raise MemoryError()
     result.records, result.count, result.epin = fit, s.count, epin
@@ -796,12 +853,21 @@ cdef TokenArray finish(Sink* s, bint epin, list rejected):
         if result.records == NULL:
             raise MemoryError()
     if s.marked.count:
-        set_marks(result, &s.marked, rejected)
+        reasons = PyBytes_FromStringAndSize(NULL, s.marked.count)
+        reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # new: ours alone
+        for j in range(s.marked.count):
+            reason[j] = <unsigned char>s.marked.items[j].reason
+        set_marks(result, &s.marked, _marks.MarkedTexts(
+            PyBytes_FromStringAndSize(<char*>kept.texts, kept.used),
+            int64_column(kept.ends, kept.count), reasons, None,
+            None if binary else "replace",
+            PyBytes_FromStringAndSize(<char*>kept.nones, kept.count) if kept.any_none
+            else None))
     return result
 
 
 cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epin,
-                     list rejected) except -1:
+                     KeptTexts* kept) except -1:
     """A checked chunk a piece of entries at a time (the same struct, a slice of it:
     offset and length moved), pending signals checked between: Ctrl-C stops a long
     column.  Its records are reserved whole first, so the pieces allocate nothing."""
@@ -818,7 +884,8 @@ cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epi
         with nogil:
             status = scan_chunk(sink, &piece, t, epin)
         check_status(status, sink, &piece, t, epin)
-        keep_rejected(sink, first, &piece, t, rejected)
+        if keep_rejected(sink, first, &piece, t, kept) < 0:
+            raise MemoryError()
         if stop >= chunk.length:
             return 0
         start = stop
@@ -831,7 +898,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     cdef ArrowArray* array
     cdef Sink sink
     cdef ColumnType t
-    cdef list rejected = []
+    cdef KeptTexts kept
     schema_capsule, array_capsule = exporter.__arrow_c_array__()
     schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
     array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
@@ -840,13 +907,15 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
         raise ValueError(_inputs.arrow_lie("array", "released (release is NULL)"))
     check_chunk(array, t)
     memset(&sink, 0, sizeof(sink))
+    memset(&kept, 0, sizeof(kept))
     sink.mark = mark
     try:
-        scan_pieces(&sink, array, t, epin, rejected)
-        return finish(&sink, epin, rejected)
+        scan_pieces(&sink, array, t, epin, &kept)
+        return finish(&sink, epin, &kept, t.binary)
     finally:
         records_free(sink.records)
         mark_list_free(&sink.marked)
+        kept_free(&kept)
     # The capsules release the structs when they are collected.
 
 
@@ -857,7 +926,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     cdef ArrowArray chunk
     cdef Sink sink
     cdef ColumnType t
-    cdef list rejected = []
+    cdef KeptTexts kept
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
     if stream.release == NULL:
@@ -869,6 +938,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
         raise ValueError(_inputs.arrow_lie("stream", f"{missing} is NULL"))
     memset(&schema, 0, sizeof(schema))
     memset(&chunk, 0, sizeof(chunk))
+    memset(&kept, 0, sizeof(kept))
     memset(&sink, 0, sizeof(sink))
     sink.mark = mark
     try:
@@ -881,13 +951,14 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
             if chunk.release == NULL:  # the end of the stream
                 break
             check_chunk(&chunk, t)
-            scan_pieces(&sink, &chunk, t, epin, rejected)
+            scan_pieces(&sink, &chunk, t, epin, &kept)
             release_array(&chunk)
-        return finish(&sink, epin, rejected)
+        return finish(&sink, epin, &kept, t.binary)
     finally:
         release_array(&chunk)
         release_schema(&schema)
         records_free(sink.records)
+        kept_free(&kept)
         mark_list_free(&sink.marked)
 
 

@@ -104,8 +104,10 @@ cdef tuple marked_texts(object rejected):
     bytes object for the last.  A str's UTF-8 is read where CPython keeps it, no object
     made; anything else (bytes, a str with lone surrogates, a missing value) goes
     through _marks.export_text, which says what the export holds for it."""
-    if type(rejected) is _marks.MarkedTexts:  # tokenize_many's: the columns already
-        return rejected.columns()
+    if type(rejected) is _marks.MarkedTexts:  # the columns already, where UTF-8
+        columns = rejected.columns()
+        if columns is not None:
+            return columns
     cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
     cdef unsigned char* buf = <unsigned char*>malloc(room)
     cdef unsigned char* grown

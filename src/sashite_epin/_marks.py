@@ -103,38 +103,60 @@ class MadeWhenRead(Sequence):  # type: ignore[type-arg]
 
 
 class MarkedTexts(MadeWhenRead):
-    """The rejected entries (token, reason number, offset, None) of tokenize_many's
-    refused rows, kept as columns until one is asked for: the tokens' UTF-8 back to back
-    (``ends``: where each ends), one reason byte and one offset each.  A column of a
-    hundred thousand refused rows costs no Python object per row until its errors are
-    read; a pickle holds them as a list."""
+    """The rejected entries (token, reason number, offset or None, None) of a bulk read
+    of texts (tokenize_many's refused rows, an Arrow column's marked entries), kept as
+    columns until one is asked for: the tokens' bytes back to back (``ends``: where
+    each ends), one reason byte each, and where the reader has them, one offset each
+    and a flag for each token that is None (a missing entry).  ``decode``: how a token's
+    bytes become its str ("surrogatepass", "replace"), or None to keep them as bytes.
+    A column of a hundred thousand marked entries costs no Python object per entry
+    until its errors are read; a pickle holds them as a list."""
 
-    __slots__ = ("_ends", "_positions", "_reasons", "_texts")
+    __slots__ = ("_decode", "_ends", "_nones", "_positions", "_reasons", "_texts")
 
-    def __init__(self, texts: bytes, ends: Any, reasons: bytes, positions: Any) -> None:
+    def __init__(
+        self,
+        texts: bytes,
+        ends: Any,
+        reasons: bytes,
+        positions: Any,
+        decode: str | None = "surrogatepass",
+        nones: bytes | None = None,
+    ) -> None:
         self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
+        self._decode, self._nones = decode, nones
 
     def __len__(self) -> int:
         return len(self._reasons)
 
     _noun = "rejected entry"
 
-    def _made(self, k: int) -> tuple[str, int, int, None]:
+    def _made(self, k: int) -> tuple[object, int, object, None]:
+        position = None if self._positions is None else self._positions[k]
+        if self._nones is not None and self._nones[k]:
+            return (None, self._reasons[k], position, None)
         start = self._ends[k - 1] if k else 0
-        token = self._texts[start : self._ends[k]].decode("utf-8", "surrogatepass")
-        return (token, self._reasons[k], self._positions[k], None)
+        text = self._texts[start : self._ends[k]]
+        token = text if self._decode is None else text.decode("utf-8", self._decode)
+        return (token, self._reasons[k], position, None)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
 
-    def columns(self) -> tuple[bytes, bytes, Any, bytes]:
+    def columns(self) -> tuple[bytes, bytes, Any, bytes] | None:
         """The export's columns of these entries (the compiled core's marked_texts):
-        reasons, missing flags (none), offsets of each text (count + 1), the texts."""
+        reasons, missing flags, offsets of each text (count + 1), the texts; None where
+        a text is not UTF-8 (each is then written entry by entry, as export_text says)."""
         from array import array
 
+        try:
+            self._texts.decode("utf-8")
+        except UnicodeDecodeError:  # lone surrogates, bytes that are not UTF-8
+            return None
         offsets = array("q", [0])
         offsets.extend(self._ends)
-        return self._reasons, bytes(len(self)), offsets, self._texts
+        missing = bytes(len(self)) if self._nones is None else self._nones
+        return self._reasons, missing, offsets, self._texts
 
 
 class MarkedObjects(MadeWhenRead):
