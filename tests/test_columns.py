@@ -690,7 +690,8 @@ def marked_arrow_columns() -> list[tuple[str, Any]]:
             texts.append(rng.choice(EPIN_TOKENS).encode() + b"^^")
     binary = pa.array(texts, pa.binary())
     utf8 = pa.Array.from_buffers(  # the same bytes, not all UTF-8
-        pa.string(), len(binary), binary.buffers(), binary.null_count)
+        pa.string(), len(binary), binary.buffers(), binary.null_count
+    )
     return [
         ("utf8", utf8),
         ("large_utf8", utf8.cast(pa.large_string(), safe=False)),
