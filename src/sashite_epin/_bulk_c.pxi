@@ -464,8 +464,10 @@ cdef inline bint is_missing(PyObject* item) noexcept:
     return False
 
 
-# Entries read by the precise code after a marked one, before the fast loop again.
+# Entries read by the precise code after a marked one, before the fast loop again;
+# and bytes of a byte buffer.
 DEF DENSE_ENTRIES = 32
+DEF DENSE_BYTES = 256
 
 
 cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t stride,
@@ -685,6 +687,10 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                     if mark_add(marked, k - 1, s, n, -code) < 0:
                         return -1
                     set_line(p, marked)
+                    # Marks come close together (half the tokens invalid): read on
+                    # here a while, rather than hand each stretch back to the kernel
+                    # only to be stopped again at once.
+                    limit = max(limit, s + n + DENSE_BYTES)
                 else:
                     memcpy(out + 5 * k, record_of[code], 8)
                     k += 1
@@ -778,10 +784,33 @@ cdef inline void set_line(const unsigned char* p, MarkList* marked) noexcept nog
         m.line = m[-1].line + count_lines(p, m[-1].start, m.start)
 
 
-cdef list rejected_bytes(const unsigned char* p, MarkList* marked):
-    """Each marked token's bytes, byte offset and line."""
-    return [(<bytes>p[m.start:m.start + m.length], m.reason, m.start, m.line)
-            for m in marked.items[:marked.count]]
+cdef object rejected_bytes(const unsigned char* p, MarkList* marked):
+    """Each marked token's bytes, byte offset and line, as columns (_marks.MarkedTexts:
+    the bytes copied once, back to back; tokens made when errors() reads them)."""
+    cdef Py_ssize_t j, n = marked.count, total = 0
+    cdef const Mark* m
+    for j in range(n):
+        total += marked.items[j].length
+    cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
+    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
+    cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
+    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
+    cdef int64_t* columns = <int64_t*>records_alloc(24 * n + 8)  # ends, offsets, lines
+    if columns == NULL:
+        raise MemoryError()
+    try:
+        total = 0
+        for j in range(n):
+            m = &marked.items[j]
+            memcpy(text + total, p + m.start, m.length)
+            total += m.length
+            columns[j], columns[n + j], columns[2 * n + j] = total, m.start, m.line
+            reason[j] = <unsigned char>m.reason
+        return _marks.MarkedTexts(texts, int64_column(columns, n), reasons,
+                                  int64_column(columns + n, n), None, None,
+                                  int64_column(columns + 2 * n, n))
+    finally:
+        records_free(columns)
 
 
 cdef inline Py_ssize_t count_lines(const unsigned char* p, Py_ssize_t start,

@@ -103,16 +103,17 @@ class MadeWhenRead(Sequence):  # type: ignore[type-arg]
 
 
 class MarkedTexts(MadeWhenRead):
-    """The rejected entries (token, reason number, offset or None, None) of a bulk read
-    of texts (tokenize_many's refused rows, an Arrow column's marked entries), kept as
-    columns until one is asked for: the tokens' bytes back to back (``ends``: where
-    each ends), one reason byte each, and where the reader has them, one offset each
-    and a flag for each token that is None (a missing entry).  ``decode``: how a token's
+    """The rejected entries (token, reason number, offset, line) of a bulk read of texts
+    (tokenize_many's refused rows, an Arrow column's or a byte buffer's marked entries),
+    kept as columns until one is asked for: the tokens' bytes back to back (``ends``:
+    where each ends), one reason byte each, and where the reader has them (else None),
+    one offset and one line each and a flag for each token that is None (a missing
+    entry).  ``decode``: how a token's
     bytes become its str ("surrogatepass", "replace"), or None to keep them as bytes.
     A column of a hundred thousand marked entries costs no Python object per entry
     until its errors are read; a pickle holds them as a list."""
 
-    __slots__ = ("_decode", "_ends", "_nones", "_positions", "_reasons", "_texts")
+    __slots__ = ("_decode", "_ends", "_lines", "_nones", "_positions", "_reasons", "_texts")
 
     def __init__(
         self,
@@ -122,23 +123,25 @@ class MarkedTexts(MadeWhenRead):
         positions: Any,
         decode: str | None = "surrogatepass",
         nones: bytes | None = None,
+        lines: Any = None,
     ) -> None:
         self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
-        self._decode, self._nones = decode, nones
+        self._decode, self._nones, self._lines = decode, nones, lines
 
     def __len__(self) -> int:
         return len(self._reasons)
 
     _noun = "rejected entry"
 
-    def _made(self, k: int) -> tuple[object, int, object, None]:
+    def _made(self, k: int) -> tuple[object, int, object, object]:
         position = None if self._positions is None else self._positions[k]
+        line = None if self._lines is None else self._lines[k]
         if self._nones is not None and self._nones[k]:
-            return (None, self._reasons[k], position, None)
+            return (None, self._reasons[k], position, line)
         start = self._ends[k - 1] if k else 0
         text = self._texts[start : self._ends[k]]
         token = text if self._decode is None else text.decode("utf-8", self._decode)
-        return (token, self._reasons[k], position, None)
+        return (token, self._reasons[k], position, line)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
