@@ -990,13 +990,38 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
             raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                               notation_of(epin), failure.index)
         if marked.count:
-            set_marks(result, &marked, [
-                (element_token(base + m.start, m.length) if wide
-                 else <bytes>(base + m.start)[:m.length], m.reason, None, None)
-                for m in marked.items[:marked.count]])
+            set_marks(result, &marked, rejected_elements(base, wide, &marked))
     finally:
         mark_list_free(&marked)
     return result
+
+
+cdef object rejected_elements(const unsigned char* base, bint wide, MarkList* marked):
+    """The marked elements of a numpy S or U array as columns (_marks.MarkedTexts: their
+    bytes, or UCS-4 units, copied once, back to back; tokens made when errors() reads
+    them, as element_token makes them)."""
+    cdef Py_ssize_t j, n = marked.count, total = 0, size, unit = 4 if wide else 1
+    for j in range(n):
+        total += unit * marked.items[j].length
+    cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
+    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
+    cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
+    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
+    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    if ends == NULL:
+        raise MemoryError()
+    try:
+        total = 0
+        for j in range(n):
+            size = unit * marked.items[j].length
+            memcpy(text + total, base + marked.items[j].start, size)
+            total += size
+            ends[j] = total
+            reason[j] = <unsigned char>marked.items[j].reason
+        return _marks.MarkedTexts(texts, int64_column(ends, n), reasons, None,
+                                  "ucs4" if wide else None)
+    finally:
+        records_free(ends)
 
 
 # ---------------------------------------------------------------------------------

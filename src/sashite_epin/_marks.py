@@ -102,6 +102,10 @@ class MadeWhenRead(Sequence):  # type: ignore[type-arg]
         return map(self._made, range(len(self)))
 
 
+# numpy U arrays hold UCS-4 code units in the machine's byte order.
+_UCS4 = "utf-32-le" if __import__("sys").byteorder == "little" else "utf-32-be"
+
+
 class MarkedTexts(MadeWhenRead):
     """The rejected entries (token, reason number, offset, line) of a bulk read of texts
     (tokenize_many's refused rows, an Arrow column's or a byte buffer's marked entries),
@@ -109,7 +113,9 @@ class MarkedTexts(MadeWhenRead):
     where each ends), one reason byte each, and where the reader has them (else None),
     one offset and one line each and a flag for each token that is None (a missing
     entry).  ``decode``: how a token's
-    bytes become its str ("surrogatepass", "replace"), or None to keep them as bytes.
+    bytes become its str (UTF-8 with the error handler "surrogatepass" or "replace";
+    "ucs4": a numpy U element's code units, its bytes where one is no code point), or
+    None to keep them as bytes.
     A column of a hundred thousand marked entries costs no Python object per entry
     until its errors are read; a pickle holds them as a list."""
 
@@ -140,7 +146,14 @@ class MarkedTexts(MadeWhenRead):
             return (None, self._reasons[k], position, line)
         start = self._ends[k - 1] if k else 0
         text = self._texts[start : self._ends[k]]
-        token = text if self._decode is None else text.decode("utf-8", self._decode)
+        token: object = text
+        if self._decode == "ucs4":  # a numpy U element: its code points, else its bytes
+            try:
+                token = text.decode(_UCS4, "surrogatepass")
+            except UnicodeDecodeError:
+                pass
+        elif self._decode is not None:
+            token = text.decode("utf-8", self._decode)
         return (token, self._reasons[k], position, line)
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -152,6 +165,8 @@ class MarkedTexts(MadeWhenRead):
         a text is not UTF-8 (each is then written entry by entry, as export_text says)."""
         from array import array
 
+        if self._decode == "ucs4":
+            return None
         try:
             self._texts.decode("utf-8")
         except UnicodeDecodeError:  # lone surrogates, bytes that are not UTF-8
