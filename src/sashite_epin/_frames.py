@@ -102,15 +102,109 @@ def to_pandas(result: Any, index: Any = None) -> Any:
     """A pandas DataFrame of the result's columns with fixed dtypes: the dictionary
     fields categorical (their categories are every word, whatever the data), terminal
     and derived ``boolean`` (nullable), valid ``bool``; on the result's labels unless
-    ``index`` gives others (``False``: a RangeIndex)."""
+    ``index`` gives others (``False``: a RangeIndex).
+
+    Built column by column from the export's buffers with pandas' own constructors,
+    nothing per row in Python: each categorical from its codes (the field's dictionary
+    indices, -1 where the entry is invalid), the nullable booleans from their values
+    and a mask, the token column (the text as read of an invalid entry is only there)
+    through pyarrow's own conversion, as the whole table went before.  The export is
+    written in one pass by the compiled core (the twin's by pyarrow); each column here
+    is one or two passes over a byte per entry."""
     pd = _library("pandas", "pandas")
     pa = _library("pyarrow", "arrow")
-    # Without the mapper, a bool column with a null is object, one without is bool:
-    # a frame's dtypes would depend on its data.
-    booleans = pd.BooleanDtype()
-    frame = to_arrow(result).to_pandas(types_mapper={pa.bool_(): booleans}.get)
-    frame["valid"] = frame["valid"].astype(bool)
+    import numpy  # pandas brings it
+
+    struct = pa.array(result)  # the export: the compiled core's is read in place
+    count = len(struct)
+    dtypes = _categorical_dtypes(pd, pa)
+    valid = struct.field("valid")  # never null
+    flags = _booleans(numpy, valid, count)  # 1 where valid
+    mask = flags == 0
+    columns: dict[str, Any] = {}
+    for k in range(struct.type.num_fields):
+        name = struct.type.field(k).name
+        child = struct.field(k)
+        if name == "token":
+            table = pa.Table.from_arrays([child], ["token"])
+            columns[name] = table.to_pandas()["token"].array
+        elif name in dtypes:  # dictionary indices: 1 + index where set, then - 1
+            indices = child.indices
+            if name == "reason":  # set where the entry is invalid
+                codes = _int8(numpy, indices, count) + numpy.int8(1)
+                codes *= mask.view(numpy.int8)
+            else:
+                codes = _int8(numpy, indices, count) + numpy.int8(1)
+                codes *= flags.view(numpy.int8)
+            codes -= numpy.int8(1)
+            columns[name] = pd.Categorical.from_codes(codes, dtype=dtypes[name], validate=False)
+        elif name in ("terminal", "derived"):
+            values = _booleans(numpy, child, count)
+            columns[name] = pd.arrays.BooleanArray(values, mask.copy(), copy=False)
+        elif name == "valid":
+            columns[name] = flags
+        else:  # tokenize_many's row and offset: int64, never null
+            columns[name] = numpy.array(child.to_numpy(zero_copy_only=False))
+    frame = pd.DataFrame(columns, copy=False)
     return _on_labels(frame, result.labels, index)
+
+
+def _int8(numpy: Any, array: Any, count: int) -> Any:
+    """An int8 Arrow array's values (whatever they are under its nulls), read in place."""
+    buffer = array.buffers()[1]
+    if buffer is None or not count:
+        return numpy.zeros(count, numpy.int8)
+    return numpy.frombuffer(buffer, numpy.int8, count, array.offset)
+
+
+def _booleans(numpy: Any, array: Any, count: int) -> Any:
+    """A bool Arrow array's values (its bit-packed buffer, whatever it holds under its
+    nulls) as a new numpy bool array."""
+    buffer = array.buffers()[1]
+    if buffer is None or not count:
+        return numpy.zeros(count, bool)
+    bits = numpy.frombuffer(buffer, numpy.uint8)
+    start = array.offset
+    values = numpy.unpackbits(bits, count=start + count, bitorder="little")[start:]
+    return values.view(bool) if not start else values.astype(bool)
+
+
+_DTYPES: dict[tuple[int, object], dict[str, Any]] = {}
+
+
+def _categorical_dtypes(pd: Any, pa: Any) -> dict[str, Any]:
+    """The categorical fields' dtypes, each made once (for each pandas and each setting
+    of its string inference) by pyarrow's conversion of the field's dictionary, so that
+    its categories are what converting the whole table gave."""
+    # pyarrow converts strings to pandas' str dtype from pandas 3 on, and before that
+    # where pandas' future.infer_string option is set (read only there: pandas 3
+    # deprecates it, and its warning costs a millisecond a call).
+    mode: object = True
+    if pd.__version__.startswith(("0.", "1.", "2.")):
+        try:
+            mode = pd.get_option("future.infer_string")
+        except Exception:  # a pandas without the option
+            mode = None
+    key = (id(pd), mode)
+    dtypes = _DTYPES.get(key)
+    if dtypes is None:
+        from ._marks import reason_names
+
+        words = {
+            "abbr": [chr(c) for c in range(65, 91)],
+            "side": ["first", "second"],
+            "state": ["normal", "enhanced", "diminished"],
+            "reason": list(reason_names()),
+        }
+        empty = pa.array([], pa.int8())
+        dtypes = {
+            name: pa.DictionaryArray.from_arrays(empty, pa.array(values, pa.string()))
+            .to_pandas()
+            .dtype
+            for name, values in words.items()
+        }
+        _DTYPES[key] = dtypes
+    return dtypes
 
 
 def to_polars(result: object) -> Any:
