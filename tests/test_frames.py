@@ -480,3 +480,28 @@ def test_polars_empty_and_all_missing_columns(kind: str) -> None:
         assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
         assert series.epin.is_valid().to_list() == column(expected_rows(result), "valid")
         assert series.epin.reason().to_list() == reasons_of(result)
+
+
+def test_polars_enum_of_256_categories_with_missing_rows() -> None:
+    """The missing rows' position, after the categories, is past a byte's codes."""
+    from sashite_epin._corpora import EPIN_TOKENS
+
+    words = [*EPIN_TOKENS[:250], "x1", "K''", "", "K ", "zz", "++K"]
+    assert len(words) == 256
+    values = [words[i % 256] if i % 5 else None for i in range(600)]
+    series = pl.Series("token", values, pl.Enum(words))
+    result = Epin.parse_many(values, errors="mark")
+    assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
+    assert series.epin.is_valid().to_list() == column(expected_rows(result), "valid")
+    assert series.epin.reason().to_list() == reasons_of(result)
+
+
+def test_polars_categories_outnumbering_the_rows_read_as_strings() -> None:
+    """polars keeps one set of categories for every Categorical column: a column with
+    fewer rows than that set is read as its strings, with the same results."""
+    many = pl.Series("other", [f"w{i}" for i in range(5000)], pl.Categorical)
+    series = pl.Series("token", ["K", "x1", None, "q^"], pl.Categorical)
+    result = Epin.parse_many(["K", "x1", None, "q^"], errors="mark")
+    assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
+    assert series.epin.reason().to_list() == reasons_of(result)
+    del many

@@ -118,9 +118,14 @@ def to_pandas(result: Any, index: Any = None) -> Any:
     struct = pa.array(result)  # the export: the compiled core's is read in place
     count = len(struct)
     dtypes = _categorical_dtypes(pd, pa)
-    valid = struct.field("valid")  # never null
-    flags = _booleans(numpy, valid, count)  # 1 where valid
-    mask = flags == 0
+    # No entry marked invalid (a count, made without an object per entry): no mask to
+    # apply, every reason missing, each column a pass less.
+    marked = len(result.errors()) > 0
+    if marked:
+        flags = _booleans(numpy, struct.field("valid"), count)  # 1 where valid
+        mask = flags == 0
+    else:
+        flags = numpy.ones(count, bool)
     columns: dict[str, Any] = {}
     for k in range(struct.type.num_fields):
         name = struct.type.field(k).name
@@ -129,18 +134,20 @@ def to_pandas(result: Any, index: Any = None) -> Any:
             table = pa.Table.from_arrays([child], ["token"])
             columns[name] = table.to_pandas()["token"].array
         elif name in dtypes:  # dictionary indices: 1 + index where set, then - 1
-            indices = child.indices
-            if name == "reason":  # set where the entry is invalid
-                codes = _int8(numpy, indices, count) + numpy.int8(1)
-                codes *= mask.view(numpy.int8)
+            if not marked:
+                if name == "reason":
+                    codes = numpy.full(count, -1, numpy.int8)
+                else:
+                    codes = _int8(numpy, child.indices, count).copy()
             else:
-                codes = _int8(numpy, indices, count) + numpy.int8(1)
-                codes *= flags.view(numpy.int8)
-            codes -= numpy.int8(1)
+                codes = _int8(numpy, child.indices, count) + numpy.int8(1)
+                codes *= (mask if name == "reason" else flags).view(numpy.int8)
+                codes -= numpy.int8(1)
             columns[name] = pd.Categorical.from_codes(codes, dtype=dtypes[name], validate=False)
         elif name in ("terminal", "derived"):
             values = _booleans(numpy, child, count)
-            columns[name] = pd.arrays.BooleanArray(values, mask.copy(), copy=False)
+            nulls = mask.copy() if marked else numpy.zeros(count, bool)
+            columns[name] = pd.arrays.BooleanArray(values, nulls, copy=False)
         elif name == "valid":
             columns[name] = flags
         else:  # tokenize_many's row and offset: int64, never null
