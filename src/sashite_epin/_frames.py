@@ -228,7 +228,10 @@ def to_polars(result: Any) -> Any:
     pl = _library("polars", "polars")
     if not hasattr(pl, "Categories"):
         return pl.DataFrame(result)
-    import numpy  # polars' to_numpy needs it too
+    try:
+        import numpy  # polars does not bring it
+    except ImportError:
+        return pl.DataFrame(result)
 
     records = numpy.asarray(result)
     count = len(result)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy  # polars' to_numpy needs it
 import polars
 
 from ._epin import Epin
@@ -42,6 +41,8 @@ def _valid(notation: Any, series: Any) -> Any:
     if table is None:
         valid = notation.parse_many(series, errors="mark").valid_mask()
     else:  # each category's, taken by the rows' codes
+        import numpy  # _categories found it
+
         result, codes = table
         valid = result.valid_mask().view(numpy.uint8).take(codes).view(bool)
     return polars.Series(series.name, valid, polars.Boolean)
@@ -84,6 +85,10 @@ def _categories(notation: Any, series: Any) -> tuple[Any, Any] | None:
     missing row: the last); None for any other Series, and for a Categorical whose
     categories (polars keeps one set for all its Categorical columns) outnumber its
     rows, which is read as strings."""
+    try:
+        import numpy  # noqa: F401 (polars' to_numpy needs it; polars does not)
+    except ImportError:
+        return None
     kind = series.dtype
     if isinstance(kind, polars.Enum):
         words = kind.categories.to_list()
