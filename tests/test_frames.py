@@ -22,7 +22,7 @@ from conftest import optional
 
 import sashite_epin.pandas  # noqa: F401 (registers the accessors)
 from sashite_epin import Epin, ParseError, Pin, _marks
-from sashite_epin._corpora import with_invalid
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, with_invalid
 from sashite_epin._marks import reason_names
 
 pl: Any = optional("polars")
@@ -200,6 +200,8 @@ def results(core: ModuleType) -> dict[str, Any]:
         "marked": marked,
         "clean": clean,
         "pin": core.parse_many(TOKENS, False, "mark"),
+        "every token": core.parse_many(EPIN_TOKENS[::-1], True, "mark"),
+        "every pin token": core.parse_many(PIN_TOKENS, False),
         "all invalid": core.parse_many(["x1", None, "K''", "", "K\n"], True, "mark"),
         "all missing": core.parse_many([None, None], True, "mark"),
         "bytes": core.parse_many(b"K x1 \xff\xfe \xc3\xa9 q -p^'", True, "mark"),
@@ -315,8 +317,6 @@ def test_the_frames_are_their_own_memory() -> None:
 def test_a_large_result_is_the_reference() -> None:
     """Past one piece of the compiled core (its loops run a piece at a time) and with
     every token and many marked entries."""
-    from sashite_epin._corpora import EPIN_TOKENS
-
     tokens = mixed(40_000, seed=5) + list(EPIN_TOKENS) * 3
     result = Epin.parse_many(tokens, errors="mark")
     check_pandas(result)
@@ -484,8 +484,6 @@ def test_polars_empty_and_all_missing_columns(kind: str) -> None:
 
 def test_polars_enum_of_256_categories_with_missing_rows() -> None:
     """The missing rows' position, after the categories, is past a byte's codes."""
-    from sashite_epin._corpora import EPIN_TOKENS
-
     words = [*EPIN_TOKENS[:250], "x1", "K''", "", "K ", "zz", "++K"]
     assert len(words) == 256
     values = [words[i % 256] if i % 5 else None for i in range(600)]

@@ -195,13 +195,11 @@ def _categorical_dtypes(pd: Any, pa: Any) -> dict[str, Any]:
     key = (id(pd), mode)
     dtypes = _DTYPES.get(key)
     if dtypes is None:
-        from ._marks import reason_names
-
         words = {
             "abbr": [chr(c) for c in range(65, 91)],
             "side": ["first", "second"],
             "state": ["normal", "enhanced", "diminished"],
-            "reason": list(reason_names()),
+            "reason": _reason_names(),
         }
         empty = pa.array([], pa.int8())
         dtypes = {
@@ -249,14 +247,12 @@ def to_polars(result: Any) -> Any:
     }
     struct = _pyarrow_export(result) if marked else None
     if marked:
-        from ._marks import reason_names
-
         if struct is None:
             reasons = result.reason_codes()
         else:  # the export's reason indices, + 1 where set (the entry invalid), else 0
             reasons = _int8(numpy, struct.field("reason").indices, count) + numpy.int8(1)
             reasons *= blank.view(numpy.int8)
-        indices["reason"] = (reasons, (None, *reason_names()))
+        indices["reason"] = (reasons, (None, *_reason_names()))
     kept, gathers, columns = [], [], {}
     for name, (index, words) in indices.items():
         index = numpy.ascontiguousarray(index, numpy.uint8)
@@ -302,6 +298,25 @@ def _polars_names(result: Any) -> list[str]:
     return names + (["row", "offset"] if result.offsets is not None else [])
 
 
+def _reason_names() -> list[str]:
+    """The reason field's words, by reason number - 1: the Reason members' names (the
+    enum is imported here only, by the frames' first call)."""
+    from ._reason import Reason
+
+    return [member.name for member in Reason]
+
+
+def _token_text(code: int) -> str | None:
+    """A code's token as the export writes it (None for a number no token has): the
+    modifier, the letter in its side's case, then the markers."""
+    from ._layout import is_code, record_of_code
+
+    if not is_code(code):
+        return None
+    letter, second, state, terminal, derived = record_of_code(code)
+    return ("", "+", "-")[state] + chr(letter + 32 * second) + "^" * terminal + "'" * derived
+
+
 _LETTER_TABLE = tuple(chr(c) if 65 <= c <= 90 else None for c in range(256))
 _SIDE_TABLE = ("first", "second", None)
 _STATE_TABLE = ("normal", "enhanced", "diminished", None)
@@ -331,12 +346,7 @@ def _polars_token(pl: Any, numpy: Any, result: Any, marked: Any) -> Any:
         return pl.Series("token", marked.field(0).cast(pyarrow.string_view()))
     table = _TOKENS.get(id(pl))
     if table is None:
-        from ._layout import is_code
-        from ._scan_py import format_code
-
-        table = pl.Series(
-            "token", [format_code(c) if is_code(c) else None for c in range(1024)], pl.String
-        )
+        table = pl.Series("token", [_token_text(c) for c in range(1024)], pl.String)
         _TOKENS[id(pl)] = table
     return table, numpy.frombuffer(result.codes(), numpy.uint16)
 
