@@ -102,17 +102,289 @@ def to_pandas(result: Any, index: Any = None) -> Any:
     """A pandas DataFrame of the result's columns with fixed dtypes: the dictionary
     fields categorical (their categories are every word, whatever the data), terminal
     and derived ``boolean`` (nullable), valid ``bool``; on the result's labels unless
-    ``index`` gives others (``False``: a RangeIndex)."""
+    ``index`` gives others (``False``: a RangeIndex).
+
+    Built column by column from the export's buffers with pandas' own constructors,
+    nothing per row in Python: each categorical from its codes (the field's dictionary
+    indices, -1 where the entry is invalid), the nullable booleans from their values
+    and a mask, the token column (the text as read of an invalid entry is only there)
+    through pyarrow's own conversion, as the whole table went before.  The export is
+    written in one pass by the compiled core (the twin's by pyarrow); each column here
+    is one or two passes over a byte per entry."""
     pd = _library("pandas", "pandas")
     pa = _library("pyarrow", "arrow")
-    # Without the mapper, a bool column with a null is object, one without is bool:
-    # a frame's dtypes would depend on its data.
-    booleans = pd.BooleanDtype()
-    frame = to_arrow(result).to_pandas(types_mapper={pa.bool_(): booleans}.get)
-    frame["valid"] = frame["valid"].astype(bool)
+    import numpy  # pandas brings it
+
+    struct = pa.array(result)  # the export: the compiled core's is read in place
+    count = len(struct)
+    dtypes = _categorical_dtypes(pd, pa)
+    # No entry marked invalid (a count, made without an object per entry): no mask to
+    # apply, every reason missing, each column a pass less.
+    marked = len(result.errors()) > 0
+    if marked:
+        flags = _booleans(numpy, struct.field("valid"), count)  # 1 where valid
+        mask = flags == 0
+    else:
+        flags = numpy.ones(count, bool)
+    columns: dict[str, Any] = {}
+    for k in range(struct.type.num_fields):
+        name = struct.type.field(k).name
+        child = struct.field(k)
+        if name == "token":
+            table = pa.Table.from_arrays([child], ["token"])
+            columns[name] = table.to_pandas()["token"].array
+        elif name in dtypes:  # dictionary indices: 1 + index where set, then - 1
+            if not marked:
+                if name == "reason":
+                    codes = numpy.full(count, -1, numpy.int8)
+                else:
+                    codes = _int8(numpy, child.indices, count).copy()
+            else:
+                codes = _int8(numpy, child.indices, count) + numpy.int8(1)
+                codes *= (mask if name == "reason" else flags).view(numpy.int8)
+                codes -= numpy.int8(1)
+            columns[name] = pd.Categorical.from_codes(codes, dtype=dtypes[name], validate=False)
+        elif name in ("terminal", "derived"):
+            values = _booleans(numpy, child, count)
+            nulls = mask.copy() if marked else numpy.zeros(count, bool)
+            columns[name] = pd.arrays.BooleanArray(values, nulls, copy=False)
+        elif name == "valid":
+            columns[name] = flags
+        else:  # tokenize_many's row and offset: int64, never null
+            columns[name] = numpy.array(child.to_numpy(zero_copy_only=False))
+    frame = pd.DataFrame(columns, copy=False)
     return _on_labels(frame, result.labels, index)
 
 
-def to_polars(result: object) -> Any:
-    """A polars DataFrame of the result's columns, side and state categorical."""
-    return _library("polars", "polars").DataFrame(result)
+def _int8(numpy: Any, array: Any, count: int) -> Any:
+    """An int8 Arrow array's values (whatever they are under its nulls), read in place."""
+    buffer = array.buffers()[1]
+    if buffer is None or not count:
+        return numpy.zeros(count, numpy.int8)
+    return numpy.frombuffer(buffer, numpy.int8, count, array.offset)
+
+
+def _booleans(numpy: Any, array: Any, count: int) -> Any:
+    """A bool Arrow array's values (its bit-packed buffer, whatever it holds under its
+    nulls) as a new numpy bool array."""
+    buffer = array.buffers()[1]
+    if buffer is None or not count:
+        return numpy.zeros(count, bool)
+    bits = numpy.frombuffer(buffer, numpy.uint8)
+    start = array.offset
+    values = numpy.unpackbits(bits, count=start + count, bitorder="little")[start:]
+    return values.view(bool) if not start else values.astype(bool)
+
+
+_DTYPES: dict[tuple[int, object], dict[str, Any]] = {}
+
+
+def _categorical_dtypes(pd: Any, pa: Any) -> dict[str, Any]:
+    """The categorical fields' dtypes, each made once (for each pandas and each setting
+    of its string inference) by pyarrow's conversion of the field's dictionary, so that
+    its categories are what converting the whole table gave."""
+    # pyarrow converts strings to pandas' str dtype from pandas 3 on, and before that
+    # where pandas' future.infer_string option is set (read only there: pandas 3
+    # deprecates it, and its warning costs a millisecond a call).
+    mode: object = True
+    if pd.__version__.startswith(("0.", "1.", "2.")):
+        try:
+            mode = pd.get_option("future.infer_string")
+        except Exception:  # a pandas without the option
+            mode = None
+    key = (id(pd), mode)
+    dtypes = _DTYPES.get(key)
+    if dtypes is None:
+        words = {
+            "abbr": [chr(c) for c in range(65, 91)],
+            "side": ["first", "second"],
+            "state": ["normal", "enhanced", "diminished"],
+            "reason": _reason_names(),
+        }
+        empty = pa.array([], pa.int8())
+        dtypes = {
+            name: pa.DictionaryArray.from_arrays(empty, pa.array(values, pa.string()))
+            .to_pandas()
+            .dtype
+            for name, values in words.items()
+        }
+        _DTYPES[key] = dtypes
+    return dtypes
+
+
+def to_polars(result: Any) -> Any:
+    """A polars DataFrame of the result's columns, side and state categorical.
+
+    Built from the codes where polars has the constructors for it (its categoricals
+    share one global set of categories, polars 1.32 on): each categorical gathered by
+    the entries' numbers from a Series of its words (a missing word where the entry is
+    invalid), its words first made categories in the order the rows first hold them, as
+    polars' own import of the export makes them; the token column gathered by the
+    codes from the tokens, or, where entries are marked invalid (whose text as read is
+    only in the export), converted from the export's utf8 field; the booleans from the
+    records.  Elsewhere polars imports the export itself."""
+    pl = _library("polars", "polars")
+    if not hasattr(pl, "Categories"):
+        return pl.DataFrame(result)
+    try:
+        import numpy  # polars does not bring it
+    except ImportError:
+        return pl.DataFrame(result)
+
+    records = numpy.asarray(result)
+    count = len(result)
+    letter = numpy.ascontiguousarray(records["letter"])  # 0 only where invalid
+    blank = (letter == 0).view(numpy.uint8)  # 1 where the entry is invalid
+    marked = len(result.errors()) > 0  # a count, made without an object per entry
+    # Each categorical is its words' Series gathered by the entries' numbers (the last
+    # word missing, where invalid entries point).  The words become categories first,
+    # in the order the generic import made them: column by column, each column's words
+    # in the order its rows first hold them.
+    indices = {
+        "abbr": (letter, _LETTER_TABLE),
+        "side": (records["side"] + (blank << 1), _SIDE_TABLE),
+        "state": (records["state"] + blank * numpy.uint8(3), _STATE_TABLE),
+    }
+    struct = _pyarrow_export(result) if marked else None
+    if marked:
+        if struct is None:
+            reasons = result.reason_codes()
+        else:  # the export's reason indices, + 1 where set (the entry invalid), else 0
+            reasons = _int8(numpy, struct.field("reason").indices, count) + numpy.int8(1)
+            reasons *= blank.view(numpy.int8)
+        indices["reason"] = (reasons, (None, *_reason_names()))
+    kept, gathers, columns = [], [], {}
+    for name, (index, words) in indices.items():
+        index = numpy.ascontiguousarray(index, numpy.uint8)
+        table, registered = _polars_words(pl, numpy, index, words)
+        kept.append(registered)
+        columns[name] = index
+        gathers.append(pl.lit(table).gather(pl.col(name)).alias(name))
+    token = _polars_token(pl, numpy, result, struct if marked else False)
+    if isinstance(token, tuple):  # the tokens' Series and the codes that gather it
+        columns["token"] = token[1]
+        gathers.append(pl.lit(token[0]).gather(pl.col("token")).alias("token"))
+    # One select: polars runs the gathers side by side on its threads.
+    gathered = pl.DataFrame(columns).select(gathers) if count else None
+    invalid = pl.Series(blank.view(bool))
+    out = []
+    for name in _polars_names(result):
+        if name in columns:
+            if gathered is not None:
+                out.append(gathered.get_column(name))
+            else:  # empty: the gather of an empty frame has no rows to type the lit
+                out.append(pl.Series(name, [], pl.String if name == "token" else pl.Categorical))
+        elif name == "token":
+            out.append(token)
+        elif name in ("terminal", "derived"):
+            values = pl.Series(name, records[name].astype(bool))
+            out.append(values.set(invalid, None) if marked else values)
+        elif name == "valid":
+            out.append(pl.Series("valid", blank == 0))
+        elif name == "reason":  # no entry marked: all missing
+            out.append(pl.repeat(None, count, dtype=pl.Categorical, eager=True).alias(name))
+        else:  # tokenize_many's row and offset
+            values = result.rows if name == "row" else result.offsets
+            out.append(pl.Series(name, numpy.frombuffer(values, numpy.int64)))
+    frame = pl.DataFrame(out)
+    del kept  # the frame holds the categories now
+    return frame
+
+
+def _polars_names(result: Any) -> list[str]:
+    names = ["token", "abbr", "side", "state", "terminal", "derived", "valid", "reason"]
+    if result.notation == "PIN":
+        names.remove("derived")
+    return names + (["row", "offset"] if result.offsets is not None else [])
+
+
+def _reason_names() -> list[str]:
+    """The reason field's words, by reason number - 1: the Reason members' names (the
+    enum is imported here only, by the frames' first call)."""
+    from ._reason import Reason
+
+    return [member.name for member in Reason]
+
+
+def _token_text(code: int) -> str | None:
+    """A code's token as the export writes it (None for a number no token has): the
+    modifier, the letter in its side's case, then the markers."""
+    from ._layout import is_code, record_of_code
+
+    if not is_code(code):
+        return None
+    letter, second, state, terminal, derived = record_of_code(code)
+    return ("", "+", "-")[state] + chr(letter + 32 * second) + "^" * terminal + "'" * derived
+
+
+_LETTER_TABLE = tuple(chr(c) if 65 <= c <= 90 else None for c in range(256))
+_SIDE_TABLE = ("first", "second", None)
+_STATE_TABLE = ("normal", "enhanced", "diminished", None)
+_TOKENS: dict[int, Any] = {}
+
+
+def _pyarrow_export(result: Any) -> Any:
+    """The result's export as a pyarrow StructArray, or None without pyarrow."""
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow.array(result)
+
+
+def _polars_token(pl: Any, numpy: Any, result: Any, marked: Any) -> Any:
+    """The token column: (the tokens' Series, the codes to gather it by), the tokens
+    made once; where entries are marked invalid (marked: the export, or None without
+    pyarrow), whose text as read is only in the export, its token field."""
+    if marked is None:  # polars' import of the whole export, for its token field
+        return pl.DataFrame(result).get_column("token")
+    if marked is not False:
+        # pyarrow's cast to string_view, which polars takes as it is: its own
+        # conversion of utf8 costs twice as much
+        import pyarrow
+
+        return pl.Series("token", marked.field(0).cast(pyarrow.string_view()))
+    table = _TOKENS.get(id(pl))
+    if table is None:
+        table = pl.Series("token", [_token_text(c) for c in range(1024)], pl.String)
+        _TOKENS[id(pl)] = table
+    return table, numpy.frombuffer(result.codes(), numpy.uint16)
+
+
+def _polars_words(
+    pl: Any, numpy: Any, index: Any, words: tuple[str | None, ...]
+) -> tuple[Any, Any]:
+    """The Categorical Series of the words the entries hold (None where no entry holds
+    one: it is never made a category), to gather by index; and the Series that made
+    them categories in the order the rows first hold them, to keep alive until the
+    frame holds them (polars frees the categories no Series holds)."""
+    order = _first_seen(numpy, index, words)
+    registered = pl.Series([words[v] for v in order], dtype=pl.Categorical)
+    present = set(order)
+    table = pl.Series(
+        [w if v in present else None for v, w in enumerate(words)], dtype=pl.Categorical
+    )
+    return table, registered
+
+
+def _first_seen(numpy: Any, index: Any, words: tuple[str | None, ...]) -> list[int]:
+    """The indices the entries hold, of words that are not None, in the order they
+    first appear: a piece at a time, growing, until every word has been seen, so a
+    column that holds every word early costs a few small pieces; each piece is one
+    pass (a table lookup) that finds the entries of the words not seen yet."""
+    wanted = numpy.array([w is not None for w in words] + [False] * (256 - len(words)))
+    left = int(wanted.sum())
+    order: list[int] = []
+    start, step, count = 0, 1024, len(index)
+    while start < count and left:
+        part = index[start : start + step]
+        hits = numpy.flatnonzero(wanted.take(part))
+        if len(hits):
+            values, first = numpy.unique(part[hits], return_index=True)
+            for _, value in sorted(zip(first.tolist(), values.tolist(), strict=True)):
+                order.append(value)
+                wanted[value] = False
+                left -= 1
+        start += step
+        step = min(step * 4, 1 << 20)
+    return order

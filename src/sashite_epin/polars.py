@@ -22,14 +22,14 @@ from typing import Any
 import polars
 
 from ._epin import Epin
+from ._errors import ParseError
 from ._marks import reason_names
 from ._pin import Pin
 
 
 def _parsed(notation: Any, series: Any, errors: str) -> Any:
     """The struct Series of a Series' tokens, named as the Series is."""
-    result = notation.parse_many(series, errors=errors)
-    return polars.DataFrame(result).to_struct(series.name)
+    return _result(notation, series, errors).to_polars().to_struct(series.name)
 
 
 def _struct_type(notation: Any) -> Any:
@@ -37,15 +37,75 @@ def _struct_type(notation: Any) -> Any:
 
 
 def _valid(notation: Any, series: Any) -> Any:
-    result = notation.parse_many(series, errors="mark")
-    return polars.Series(series.name, result.valid_mask(), polars.Boolean)
+    table = _categories(notation, series)
+    if table is None:
+        valid = notation.parse_many(series, errors="mark").valid_mask()
+    else:  # each category's, taken by the rows' codes
+        import numpy  # _categories found it
+
+        result, codes = table
+        valid = result.valid_mask().view(numpy.uint8).take(codes).view(bool)
+    return polars.Series(series.name, valid, polars.Boolean)
 
 
 def _reason(notation: Any, series: Any) -> Any:
-    result = notation.parse_many(series, errors="mark")
-    names = reason_names()
-    words = [None if code == 0 else names[code - 1] for code in result.reason_codes().tolist()]
-    return polars.Series(series.name, words, polars.Enum(names))
+    """The Enum of the reason names, gathered by each entry's reason number from the
+    names after a missing value (number 0: valid)."""
+    table = _categories(notation, series)
+    if table is None:
+        numbers = notation.parse_many(series, errors="mark").reason_codes()
+    else:  # each category's, taken by the rows' codes
+        result, codes = table
+        numbers = result.reason_codes().take(codes)
+    return _REASONS.gather(polars.Series(numbers)).alias(series.name)
+
+
+_REASONS = polars.Series([None, *reason_names()], dtype=polars.Enum(reason_names()))
+
+
+def _result(notation: Any, series: Any, errors: str) -> Any:
+    """parse_many of the Series: a Categorical or Enum one by its categories, parsed
+    once, taken by the rows' codes."""
+    if errors not in ("raise", "mark"):  # the categories are always parsed marked
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    table = _categories(notation, series)
+    if table is None:
+        return notation.parse_many(series, errors=errors)
+    categories, codes = table
+    result = categories[codes]
+    if errors == "raise" and len(result.errors()):
+        first = result.errors()[0]
+        raise ParseError(first.token, first.reason, first.notation, first.index)
+    return result
+
+
+def _categories(notation: Any, series: Any) -> tuple[Any, Any] | None:
+    """For a Categorical or Enum Series: the TokenArray of its categories and a missing
+    value after them (marked), and each row's position in it as a numpy array (a
+    missing row: the last); None for any other Series, and for a Categorical whose
+    categories (polars keeps one set for all its Categorical columns) outnumber its
+    rows, which is read as strings."""
+    try:
+        import numpy  # noqa: F401 (polars' to_numpy needs it; polars does not)
+    except ImportError:
+        return None
+    kind = series.dtype
+    if isinstance(kind, polars.Enum):
+        words = kind.categories.to_list()
+    elif isinstance(kind, polars.Categorical) and hasattr(kind, "categories"):
+        categories = kind.categories
+        if not hasattr(categories, "to_series"):
+            return None
+        words = categories.to_series().to_list()
+        if len(words) > len(series):
+            return None
+    else:
+        return None
+    physical = series.to_physical()
+    if physical.null_count():  # the missing value's position may not fit the codes' type
+        physical = physical.cast(polars.UInt32).fill_null(len(words))
+    codes = physical.to_numpy()
+    return notation.parse_many([*words, None], errors="mark"), codes
 
 
 class EpinExpr:
@@ -98,7 +158,7 @@ class EpinSeries:
 
     def parse(self, errors: str = "raise") -> Any:
         """A DataFrame of the token fields, valid and reason, one row per entry."""
-        return self._notation.parse_many(self._series, errors=errors).to_polars()
+        return _result(self._notation, self._series, errors).to_polars()
 
     def is_valid(self) -> Any:
         """A Boolean Series: True where the entry is a token."""

@@ -1,0 +1,505 @@
+"""Results into frames: ``to_pandas()``, ``to_polars()`` and the accessors built from
+the result's codes pin the frames the generic Arrow conversion gave (column names,
+dtypes, values, index, reasons, null placement, categories and their order), on both
+cores.  Each output is compared with two references: one built the slow obvious way,
+entry by entry from the result's objects and errors, and the generic conversion itself
+(``pa.table(result).to_pandas(...)``, ``pl.DataFrame(result)``), which is what these
+methods did before they built their columns from the codes."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from conftest import optional
+
+import sashite_epin.pandas  # noqa: F401 (registers the accessors)
+from sashite_epin import Epin, ParseError, Pin, _marks
+from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, with_invalid
+from sashite_epin._marks import reason_names
+
+pl: Any = optional("polars")
+optional("sashite_epin.polars")  # registers the namespaces where polars is installed
+
+LETTERS = [chr(c) for c in range(65, 91)]
+SIDES = ["first", "second"]
+STATES = ["normal", "enhanced", "diminished"]
+CATEGORICAL = ("abbr", "side", "state", "reason")
+
+
+def mixed(count: int, seed: int) -> list[object]:
+    """Valid tokens, near misses and missing values (None and NaN) mixed."""
+    tokens: list[object] = list(with_invalid(count, seed=seed))
+    for i in range(0, count, 7):
+        tokens[i] = None if i % 2 else float("nan")
+    return tokens
+
+
+TOKENS = mixed(300, seed=21)
+
+
+# -- the references -------------------------------------------------------------------
+def expected_rows(result: Any) -> list[dict[str, object]]:
+    """Each entry's fields as the export defines them, from the entry's object or its
+    error (the slow obvious way: one Python step per entry)."""
+    epin = result.notation == "EPIN"
+    errors = {e.index: e for e in result.errors()}
+    rows = []
+    for i in range(len(result)):
+        entry = result[i]
+        if entry is None:
+            error = errors[i]
+            text = _marks.export_text(error.token, error.reason.value)
+            row: dict[str, object] = {
+                "token": None if text is None else text.decode("utf-8"),
+                "abbr": None,
+                "side": None,
+                "state": None,
+                "terminal": None,
+                "derived": None,
+                "valid": False,
+                "reason": error.reason.name,
+            }
+        else:
+            pin = entry.pin if epin else entry
+            row = {
+                "token": str(entry),
+                "abbr": pin.abbr,
+                "side": str(pin.side),
+                "state": str(pin.state),
+                "terminal": pin.is_terminal,
+                "derived": entry.is_derived if epin else None,
+                "valid": True,
+                "reason": None,
+            }
+        if not epin:
+            del row["derived"]
+        rows.append(row)
+    if result.offsets is not None:
+        for row, at, offset in zip(rows, result.rows, result.offsets, strict=True):
+            row["row"], row["offset"] = at, offset
+    return rows
+
+
+def column(rows: list[dict[str, object]], name: str) -> list[object]:
+    return [row[name] for row in rows]
+
+
+def field_names(result: Any) -> list[str]:
+    names = ["token", "abbr", "side", "state", "terminal", "derived", "valid", "reason"]
+    if result.notation == "PIN":
+        names.remove("derived")
+    return names + (["row", "offset"] if result.offsets is not None else [])
+
+
+def reference_pandas(result: Any, index: Any = None) -> pd.DataFrame:
+    rows = expected_rows(result)
+    words = {"abbr": LETTERS, "side": SIDES, "state": STATES, "reason": list(reason_names())}
+    data: dict[str, object] = {}
+    for name in field_names(result):
+        values = column(rows, name)
+        if name == "token":
+            data[name] = pd.array(values, dtype="str")
+        elif name in words:
+            data[name] = pd.Categorical(values, categories=pd.Index(words[name], dtype="str"))
+        elif name in ("terminal", "derived"):
+            data[name] = pd.array(values, dtype="boolean")
+        elif name == "valid":
+            data[name] = np.array(values, dtype=bool)
+        else:
+            data[name] = np.array(values, dtype=np.int64)
+    frame = pd.DataFrame(data)
+    labels = result.labels if index is None else None if index is False else index
+    return frame if labels is None else frame.set_axis(labels, axis=0)
+
+
+def generic_pandas(result: Any, index: Any = None) -> pd.DataFrame:
+    """What to_pandas() was: pyarrow's generic conversion of the export."""
+    frame = pa.table(result).to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)
+    frame["valid"] = frame["valid"].astype(bool)
+    labels = result.labels if index is None else None if index is False else index
+    return frame if labels is None else frame.set_axis(labels, axis=0)
+
+
+def reference_polars(result: Any) -> Any:
+    rows = expected_rows(result)
+    kinds = {"token": pl.String, "terminal": pl.Boolean, "derived": pl.Boolean}
+    kinds |= {"valid": pl.Boolean, "row": pl.Int64, "offset": pl.Int64}
+    return pl.DataFrame(
+        [
+            pl.Series(name, column(rows, name), kinds.get(name, pl.Categorical))
+            for name in field_names(result)
+        ]
+    )
+
+
+def generic_polars(result: Any) -> Any:
+    """What to_polars() was: polars' import of the export."""
+    return pl.DataFrame(result)
+
+
+def assert_same_pandas(frame: pd.DataFrame, want: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(
+        frame, want, check_exact=True, check_index_type=True, check_column_type=True
+    )
+    assert list(frame.columns) == list(want.columns)
+    assert frame.columns.dtype == want.columns.dtype
+    assert frame.dtypes.equals(want.dtypes)
+    assert frame.index.equals(want.index) and type(frame.index) is type(want.index)
+    for name in frame.columns:
+        got, wanted = frame[name], want[name]
+        assert type(got.array) is type(wanted.array), name
+        assert got.isna().tolist() == wanted.isna().tolist(), name
+        if isinstance(got.dtype, pd.CategoricalDtype):
+            assert got.cat.categories.equals(wanted.cat.categories), name
+            assert got.cat.categories.dtype == wanted.cat.categories.dtype, name
+            assert got.cat.codes.dtype == wanted.cat.codes.dtype, name
+            assert got.cat.codes.tolist() == wanted.cat.codes.tolist(), name
+        if name == "token":
+            assert got.array._pa_array.type == wanted.array._pa_array.type  # type: ignore[attr-defined]
+
+
+def check_pandas(result: Any, index: Any = None) -> pd.DataFrame:
+    frame = result.to_pandas() if index is None else result.to_pandas(index=index)
+    assert_same_pandas(frame, reference_pandas(result, index))
+    assert_same_pandas(frame, generic_pandas(result, index))
+    return frame
+
+
+def assert_same_polars(frame: Any, want: Any) -> None:
+    assert frame.schema == want.schema
+    assert frame.columns == want.columns
+    assert frame.equals(want, null_equal=True)
+    for name in frame.columns:
+        assert frame[name].is_null().to_list() == want[name].is_null().to_list(), name
+        assert frame[name].cast(pl.String).to_list() == want[name].cast(pl.String).to_list()
+
+
+def check_polars(result: Any) -> Any:
+    frame = result.to_polars()
+    assert_same_polars(frame, reference_polars(result))
+    assert_same_polars(frame, generic_polars(result))
+    return frame
+
+
+# -- the results ----------------------------------------------------------------------
+def results(core: ModuleType) -> dict[str, Any]:
+    """Results of every shape from one core: valid, invalid and missing entries, bytes,
+    PIN, empty, selections, concatenations, tokenize_many's."""
+    marked = core.parse_many(TOKENS, True, "mark")
+    clean = core.parse_many([t for t in TOKENS if isinstance(t, str) and Epin.is_valid(t)], True)
+    texts = ["K^/8/+p", None, "K^^", "", "q'", "+P/x", None, "K''/b", "8"]
+    return {
+        "marked": marked,
+        "clean": clean,
+        "pin": core.parse_many(TOKENS, False, "mark"),
+        "every token": core.parse_many(EPIN_TOKENS[::-1], True, "mark"),
+        "every pin token": core.parse_many(PIN_TOKENS, False),
+        "all invalid": core.parse_many(["x1", None, "K''", "", "K\n"], True, "mark"),
+        "all missing": core.parse_many([None, None], True, "mark"),
+        "bytes": core.parse_many(b"K x1 \xff\xfe \xc3\xa9 q -p^'", True, "mark"),
+        "empty": core.parse_many([], True, "mark"),
+        "empty pin": core.parse_many([], False, "mark"),
+        "mask": marked[np.arange(len(marked)) % 3 != 1],
+        "slice": marked[5:200:4],
+        "gather": marked[np.array([9, 0, 7, 7, 2, -1], dtype=np.int64)],
+        "list take": marked[[3, 1, 4, 1, 5]],
+        "valid()": marked.valid(),
+        "sorted()": clean.sorted(),
+        "concatenated": marked + clean,
+        "pickled": pickle.loads(pickle.dumps(marked)),
+        "from codes": core.from_codes(marked.codes(), True),
+        "tokenize_many": core.tokenize_many(texts, True, "mark"),
+        "tokenize_many pin": core.tokenize_many(texts[:2] + texts[4:6], False, "mark"),
+        "tokenize_many empty": core.tokenize_many([], True, "mark"),
+    }
+
+
+from sashite_epin import _core_py  # noqa: E402
+
+NAMES = list(results(_core_py))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_to_pandas_is_the_reference(core: ModuleType, name: str) -> None:
+    check_pandas(results(core)[name])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_to_polars_is_the_reference(core: ModuleType, name: str) -> None:
+    check_polars(results(core)[name])
+
+
+def labelled(core: ModuleType) -> dict[str, Any]:
+    """Results that carry labels (set as the facade sets them)."""
+    index = pd.Index([f"r{i}" for i in range(len(TOKENS))], name="square")
+    multi = pd.MultiIndex.from_arrays(
+        [np.arange(len(TOKENS)) // 10, np.arange(len(TOKENS)) % 10], names=["game", "ply"]
+    )
+    by_string = core.set_labels(core.parse_many(TOKENS, True, "mark"), index)
+    by_multi = core.set_labels(core.parse_many(TOKENS, False, "mark"), multi)
+    shuffled = pd.Series(TOKENS, index=np.arange(len(TOKENS)) * 3).sample(frac=1.0, random_state=4)
+    texts = pd.Series(["K^/8/+p", None, "K^^", "q'"], index=[40, 30, 20, 10])
+    placed = core.tokenize_many(list(texts), True, "mark")
+    rows = np.asarray(placed.rows, dtype=np.intp)
+    placed = core.set_labels(placed, texts.index.take(rows), texts.index)
+    return {
+        "string labels": by_string,
+        "multiindex": by_multi,
+        "selected": by_string[np.arange(len(TOKENS)) % 4 == 0],
+        "valid()": by_string.valid(),
+        "concatenated": by_string + by_string[:10],
+        "shuffled": core.set_labels(core.parse_many(list(shuffled), True, "mark"), shuffled.index),
+        "tokenize_many": placed,
+        "empty": core.set_labels(core.parse_many([], True, "mark"), pd.Index([], dtype="str")),
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "string labels",
+        "multiindex",
+        "selected",
+        "valid()",
+        "concatenated",
+        "shuffled",
+        "tokenize_many",
+        "empty",
+    ],
+)
+def test_to_pandas_keeps_the_labels(core: ModuleType, name: str) -> None:
+    result = labelled(core)[name]
+    frame = check_pandas(result)
+    assert frame.index.equals(result.labels)
+    check_pandas(result, index=False)
+    check_pandas(result, index=[f"x{i}" for i in range(len(result))])
+    check_pandas(result, index=pd.RangeIndex(5, 5 + 2 * len(result), 2))
+    with pytest.raises(ValueError):
+        result.to_pandas(index=list(range(len(result) + 1)))
+
+
+def test_the_facade_keeps_a_series_index() -> None:
+    series = pd.Series(TOKENS, index=[f"s{i}" for i in range(len(TOKENS))], dtype=object)
+    for values in (series, series.astype("str"), series.astype("category"), series.array):
+        check_pandas(Epin.parse_many(values, errors="mark"))
+        check_polars(Epin.parse_many(values, errors="mark"))
+
+
+def test_the_frames_are_their_own_memory() -> None:
+    """Writing into a frame changes neither the result nor another frame of it."""
+    result = Epin.parse_many(TOKENS, errors="mark")
+    frame = result.to_pandas()
+    again = result.to_pandas()
+    first_valid = int(np.flatnonzero(result.valid_mask())[0])
+    frame.loc[first_valid, "terminal"] = pd.NA
+    frame.loc[first_valid, "derived"] = not frame.loc[first_valid, "derived"]
+    frame.loc[0, "valid"] = not frame.loc[0, "valid"]
+    frame.loc[0, "side"] = "second"
+    assert_same_pandas(again, reference_pandas(result))
+    assert_same_pandas(result.to_pandas(), reference_pandas(result))
+    assert frame.loc[first_valid, "terminal"] is pd.NA
+    assert frame.loc[first_valid, "derived"] is not pd.NA  # the masks are not shared
+    placed = Epin.tokenize_many(["K^/q", "+P"], errors="mark")
+    flat = placed.to_pandas()
+    flat.loc[0, "offset"] = 99
+    flat.loc[1, "row"] = 7
+    assert_same_pandas(placed.to_pandas(), reference_pandas(placed))
+
+
+def test_a_large_result_is_the_reference() -> None:
+    """Past one piece of the compiled core (its loops run a piece at a time) and with
+    every token and many marked entries."""
+    tokens = mixed(40_000, seed=5) + list(EPIN_TOKENS) * 3
+    result = Epin.parse_many(tokens, errors="mark")
+    check_pandas(result)
+    check_polars(result)
+    check_pandas(result[::-1])
+
+
+# -- polars categories: registered in the order the generic import registered them ----
+ORDER_PROGRAM = """
+import json, sys
+import polars as pl
+from sashite_epin import Epin
+tokens = json.loads(sys.argv[2])
+result = Epin.parse_many(tokens, errors="mark")
+frame = pl.DataFrame(result) if sys.argv[1] == "generic" else result.to_polars()
+columns = ["abbr", "side", "state", "reason"]
+print(json.dumps({
+    "physical": [frame[c].to_physical().to_list() for c in columns],
+    "categories": frame["abbr"].dtype.categories.to_series().to_list()
+    if hasattr(frame["abbr"].dtype, "categories") else None,
+}))
+"""
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        ["q", "K", "x1", None, "-p^'", "K+", "Z", "K''"],
+        ["x1", None, "K"],
+        ["K"] * 5,
+        ["K+", "x1", "K+", None],
+        [],
+    ],
+)
+def test_polars_categories_are_registered_in_the_same_order(tokens: list[object]) -> None:
+    """Each categorical's physical values in a fresh process: the categories are made
+    in the order the generic import made them (each column's words in the order they
+    first appear, column by column)."""
+    import json
+
+    pl.Series  # noqa: B018 (skips where polars is not installed)
+    seen = {}
+    for how in ("generic", "ours"):
+        done = subprocess.run(
+            [sys.executable, "-c", ORDER_PROGRAM, how, json.dumps(tokens)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seen[how] = json.loads(done.stdout)
+    assert seen["ours"] == seen["generic"]
+
+
+# -- the accessors ----------------------------------------------------------------------
+def reasons_of(result: Any) -> list[object]:
+    return column(expected_rows(result), "reason")
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["str", "object", "category"])
+def test_pandas_accessor_outputs(notation: Any, kind: str) -> None:
+    series = pd.Series(TOKENS, index=np.arange(len(TOKENS))[::-1] * 2, name="token", dtype=object)
+    values = series.astype(kind) if kind != "object" else series
+    accessor = values.epin if notation is Epin else values.pin
+    result = notation.parse_many(series, errors="mark")
+    assert_same_pandas(accessor.parse(errors="mark"), reference_pandas(result))
+    valid = accessor.is_valid()
+    pd.testing.assert_series_equal(
+        valid, pd.Series(result.valid_mask(), index=series.index, name="token")
+    )
+    assert valid.tolist() == column(expected_rows(result), "valid")
+    reason = accessor.reason()
+    want = pd.Series(
+        pd.Categorical(reasons_of(result), categories=pd.Index(reason_names(), dtype="str")),
+        index=series.index,
+        name="token",
+    )
+    pd.testing.assert_series_equal(reason, want, check_exact=True)
+    assert reason.cat.categories.dtype == want.cat.categories.dtype
+    with pytest.raises(ParseError) as caught:
+        accessor.parse()
+    with pytest.raises(ParseError) as plain:
+        notation.parse_many(values)
+    assert error_fields(caught.value) == error_fields(plain.value)
+
+
+def error_fields(error: ParseError) -> tuple[object, ...]:
+    return (error.token, error.reason, error.notation, error.index, error.position,
+            error.line, error.label, str(error))  # fmt: skip
+
+
+def polars_inputs(tokens: list[object]) -> dict[str, Any]:
+    """The same column as String, Categorical and Enum (NaN is a missing value)."""
+    values = [t if isinstance(t, str) else None for t in tokens]
+    string = pl.Series("token", values, pl.String)
+    words = sorted({v for v in values if v is not None})
+    return {
+        "String": string,
+        "Categorical": string.cast(pl.Categorical),
+        "Enum": string.cast(pl.Enum(words)),
+        # reversed, with categories no row takes (valid and invalid ones)
+        "Enum, categories unused": string.cast(pl.Enum(["zz", *words[::-1], "K^'", "q"]))
+        if "K^'" not in words and "q" not in words
+        else string.cast(pl.Enum(["zz", *words[::-1]])),
+    }
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["String", "Categorical", "Enum", "Enum, categories unused"])
+def test_polars_series_namespace_outputs(notation: Any, kind: str) -> None:
+    series = polars_inputs(TOKENS)[kind]
+    values = [t if isinstance(t, str) else None for t in TOKENS]
+    result = notation.parse_many(values, errors="mark")
+    space = series.epin if notation is Epin else series.pin
+    assert_same_polars(space.parse(errors="mark"), reference_polars(result))
+    valid = space.is_valid()
+    assert valid.name == "token" and valid.dtype == pl.Boolean
+    assert valid.to_list() == column(expected_rows(result), "valid")
+    reason = space.reason()
+    want = pl.Series("token", reasons_of(result), pl.Enum(reason_names()))
+    assert reason.dtype == want.dtype and reason.name == "token"
+    assert reason.equals(want, null_equal=True)
+    with pytest.raises(ParseError) as caught:
+        space.parse()
+    with pytest.raises(ParseError) as plain:
+        notation.parse_many(values)
+    assert error_fields(caught.value) == error_fields(plain.value)
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["String", "Categorical", "Enum"])
+def test_polars_expressions_outputs(notation: Any, kind: str) -> None:
+    series = polars_inputs(TOKENS)[kind]
+    values = [t if isinstance(t, str) else None for t in TOKENS]
+    result = notation.parse_many(values, errors="mark")
+    frame = pl.DataFrame({"n": np.arange(len(series)), "token": series})
+    name = "epin" if notation is Epin else "pin"
+    columns = [
+        getattr(pl.col("token"), name).parse(errors="mark").alias("piece"),
+        getattr(pl.col("token"), name).is_valid().alias("ok"),
+        getattr(pl.col("token"), name).reason().alias("why"),
+    ]
+    eager = frame.with_columns(columns)
+    plan = frame.lazy().with_columns(columns)
+    assert plan.collect_schema() == eager.schema
+    assert plan.collect(engine="streaming").equals(eager, null_equal=True)
+    want = reference_polars(result).to_struct("piece")
+    assert eager["piece"].dtype == want.dtype
+    assert eager["piece"].equals(want, null_equal=True)
+    assert eager["ok"].to_list() == column(expected_rows(result), "valid")
+    assert eager["why"].equals(
+        pl.Series("why", reasons_of(result), pl.Enum(reason_names())), null_equal=True
+    )
+
+
+@pytest.mark.parametrize("kind", ["String", "Categorical", "Enum"])
+def test_polars_empty_and_all_missing_columns(kind: str) -> None:
+    for tokens in ([], [None, None], ["K"], ["x1"]):
+        series = polars_inputs(tokens)[kind] if tokens != [] else polars_inputs([])[kind]
+        result = Epin.parse_many([t for t in tokens], errors="mark")
+        assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
+        assert series.epin.is_valid().to_list() == column(expected_rows(result), "valid")
+        assert series.epin.reason().to_list() == reasons_of(result)
+
+
+def test_polars_enum_of_256_categories_with_missing_rows() -> None:
+    """The missing rows' position, after the categories, is past a byte's codes."""
+    words = [*EPIN_TOKENS[:250], "x1", "K''", "", "K ", "zz", "++K"]
+    assert len(words) == 256
+    values = [words[i % 256] if i % 5 else None for i in range(600)]
+    series = pl.Series("token", values, pl.Enum(words))
+    result = Epin.parse_many(values, errors="mark")
+    assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
+    assert series.epin.is_valid().to_list() == column(expected_rows(result), "valid")
+    assert series.epin.reason().to_list() == reasons_of(result)
+
+
+def test_polars_categories_outnumbering_the_rows_read_as_strings() -> None:
+    """polars keeps one set of categories for every Categorical column: a column with
+    fewer rows than that set is read as its strings, with the same results."""
+    many = pl.Series("other", [f"w{i}" for i in range(5000)], pl.Categorical)
+    series = pl.Series("token", ["K", "x1", None, "q^"], pl.Categorical)
+    result = Epin.parse_many(["K", "x1", None, "q^"], errors="mark")
+    assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
+    assert series.epin.reason().to_list() == reasons_of(result)
+    del many
