@@ -11,7 +11,14 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from . import IMPLEMENTATION, Epin, _bench_signals, _bench_tables
+from . import (
+    IMPLEMENTATION,
+    Epin,
+    _bench_containers,
+    _bench_marks,
+    _bench_signals,
+    _bench_tables,
+)
 from ._corpora import EPIN_TOKENS, PLACEMENTS, distinct, realistic, uniform
 
 # The pure-Python tokenizer Epin.tokenize is measured against: the spec's token regex
@@ -309,8 +316,19 @@ def run(
             _bench_tables.errors_row(count),
             *_bench_tables.twin_rows(uniform_tokens),
             *_bench_signals.signal_rows(uniform_tokens),
+            *_bench_marks.marked_rows(uniform_tokens),
+            *_bench_marks.frame_rows(uniform_tokens),
+            *_bench_containers.container_rows(uniform_tokens),
+            *_bench_containers.chunk_rows(uniform_tokens),
+            *_bench_marks.cli_row(uniform_tokens),
         )
     ]
+    try:
+        work_list.append(("uniform", _bench_containers.batch_row(uniform_tokens)[0]))
+    except ImportError:  # no pyarrow
+        pass
+    placements = [PLACEMENTS[i % len(PLACEMENTS)] for i in range(max(1, count // 30))]
+    work_list += [("FEEN", case) for case in _bench_marks.tokenize_many_rows(placements)]
     total = len(work_list) + 4  # and the text rows, the large input and tokenize_many
     step = 0
     for corpus_name, (name, work, base_name, base) in work_list:

@@ -70,7 +70,7 @@ def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) ->
     numpy = _numpy()
     codes = numpy.zeros(count, numpy.uint8)
     if len(invalid):
-        if type(rejected) in (MarkedTexts, MarkedObjects):  # the reasons are a column
+        if isinstance(rejected, (MarkedTexts, MarkedObjects)):  # the reasons: a column
             reasons = numpy.frombuffer(rejected._reasons, numpy.uint8)
         else:
             reasons = numpy.fromiter(map(_second, rejected), numpy.uint8, len(rejected))
