@@ -403,10 +403,15 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| 0.1 % invalid, joined bytes -> result | uniform |" in done.stdout
     assert "| twin: list -> result | uniform |" in done.stdout
     assert "| joined bytes, 10x the tokens -> result | uniform |" in done.stdout
+    assert "| half missing, pyarrow utf8 -> result | uniform |" in done.stdout
+    assert "| validate, CRLF lines | uniform |" in done.stdout
+    assert "| tokenize_many, half the rows refused | FEEN |" in done.stdout
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
-    # twin); the signal-check rows (compiled core only)
-    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18
+    # twin); the signal-check rows (compiled core only); the real-shaped rows (21
+    # containers half missing or invalid, 2 frames, 10 containers and chunks, validate,
+    # small batches, 2 of tokenize_many)
+    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 37
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     assert "too few to time well" in done.stdout  # 2,000 tokens
@@ -414,7 +419,7 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     labels = [tuple(row) for row in rows[2:]]  # past the header and its rule
     assert len(labels) == len(set(labels)), "every row has its own label"
     if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
-        steps -= 1
+        steps -= 2
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
     assert f"[{steps}/{steps}] FEEN placements: tokenize_many ..." in done.stderr
     assert "| Epin.tokenize_many(column of placements) | FEEN |" in done.stdout

@@ -557,3 +557,35 @@ def test_a_long_text_without_tokens_reserves_no_room_for_them() -> None:
         [sys.executable, "-c", LONG_TEXT_PROGRAM], capture_output=True, text=True, check=False
     )
     assert (run.returncode, run.stdout.strip()) == (0, "1"), run.stderr
+
+
+MARKS_OUT_OF_MEMORY_PROGRAM = """
+import resource
+from sashite_epin import Epin
+texts = ["K^^"] * 1_000_000  # a million refused rows: their marks need room
+with open("/proc/self/status") as status:
+    size = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (size + 80 * 2**20, resource.RLIM_INFINITY))
+try:
+    Epin.tokenize_many(texts, errors="mark")
+    print("whole")
+except MemoryError:
+    print("MemoryError")
+resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+print(len(Epin.tokenize_many(texts[:1000], errors="mark").invalid))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and limits the address space")
+@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""), reason="ASan reserves its own")
+def test_marks_out_of_memory_are_a_memory_error(core: ModuleType) -> None:
+    """Marks that find no room end the call with MemoryError (or fit), never a loop that
+    asks again for ever; the process goes on working."""
+    env = {**os.environ, "SASHITE_EPIN_IMPLEMENTATION": core.IMPLEMENTATION}
+    run = subprocess.run(
+        [sys.executable, "-c", MARKS_OUT_OF_MEMORY_PROGRAM],
+        capture_output=True, text=True, check=False, env=env, timeout=300,
+    )  # fmt: skip
+    lines = run.stdout.split()
+    assert run.returncode == 0, run.stderr
+    assert lines[0] in ("MemoryError", "whole") and lines[1] == "1000", run.stdout

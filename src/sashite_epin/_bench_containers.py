@@ -48,7 +48,12 @@ def container_rows(tokens: list[str]) -> list[Row]:
         "pandas object Series": objects,
     }
     rows: list[Row] = [
-        (f"{name} -> result", parse(values), "pyarrow column -> result", parse(column))
+        (
+            f"{name} -> result, beside Arrow",
+            parse(values),
+            "pyarrow column -> result",
+            parse(column),
+        )
         for name, values in containers.items()
     ]
     for name, values in (
@@ -56,7 +61,8 @@ def container_rows(tokens: list[str]) -> list[Row]:
         ("pandas object Series", objects),
     ):
         same = values.tolist()  # the very objects the Series holds
-        rows.append((f"{name} -> result", parse(values), "a list of its str objects", parse(same)))
+        rows.append((f"{name} -> result, beside a list", parse(values),
+                     "a list of its str objects", parse(same)))  # fmt: skip
     return rows
 
 

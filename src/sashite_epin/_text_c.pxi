@@ -553,6 +553,8 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
                 slot = <Py_ssize_t>((key * <uint64_t>0x9E3779B97F4A7C15) >> 52)
                 if g.refused_keys != NULL and g.refused_keys[slot] == key:
                     k = refused_run(g, k, rows, used, &r, &pos, &dense_end, row_offsets)
+                    if g.out_of_memory:  # the caller raises MemoryError
+                        return k
                     continue
             # the greedy scan
             k = scan_rows(g, k, pos, end, epin, True, &r, row_offsets, &stop, &reason)
@@ -582,6 +584,8 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
         if slot >= 0:
             remember_refused(g, slot, key, failure)
         k = refused_row(g, k, r, row_offsets, failure)
+        if g.out_of_memory:
+            return k
         pos = g.row_start[r + 1]
         r += 1
         dense_end = at + DENSE  # where the next failure would make failures dense
