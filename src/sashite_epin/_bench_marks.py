@@ -130,8 +130,9 @@ def cli_row(tokens: list[str]) -> list[Row]:
 
     def validate(*options: str) -> Callable[[], object]:
         def work() -> object:
+            # Under the name the running command has (main sets it for its messages)
             with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink):
-                return _cli.main(["validate", *options, path])
+                return _cli.main(["validate", *options, path], prog=_cli.PROG)
 
         return work
 
