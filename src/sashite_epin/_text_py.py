@@ -134,9 +134,19 @@ def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArra
     records = bytearray()
     offsets, row_offsets, missing, invalid = array("q"), array("q"), array("q"), []
     rejected: list[Any] = []
+    # Texts refused before in this call, and how (a column of typos repeats them): the
+    # same text fails the same way, so it is not scanned again.
+    refused: dict[str, tuple[int, int, str]] = {}
     for i, text in enumerate(own_items(texts)):
         row_offsets.append(len(offsets))
         kind = type(text)
+        if kind is str and errors == "mark" and text in refused:
+            position, number, token = refused[text]
+            invalid.append(len(offsets))
+            rejected.append((token, number, position, None))
+            records += bytes(RECORD_SIZE)
+            offsets.append(position)
+            continue
         if kind is NotText:  # an Arrow row that is not UTF-8: judged to its first fault
             items, failure = _tokenize_str(text.before, epin)
             s = text.before + "\ufffd"
@@ -160,6 +170,8 @@ def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArra
             rejected.append((token, number, position, None))
             records += bytes(RECORD_SIZE)
             offsets.append(position)
+            if kind is str:
+                refused[text] = (position, number, token)
             continue
         position = 0
         for item in items:
