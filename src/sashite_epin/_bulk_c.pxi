@@ -554,7 +554,10 @@ cdef Py_ssize_t parse_piece(str_reader* reader, const char* base, Py_ssize_t i,
             memset(out + 5 * i, 0, 5)
             if mark_add(marked, i, i, 0, -code) < 0:
                 raise MemoryError()
-            precise_until = i + DENSE_ENTRIES
+            # Close after the last mark: marks come close together here
+            if (marked.count >= 2
+                    and i - marked.items[marked.count - 2].index < DENSE_ENTRIES):
+                precise_until = i + DENSE_ENTRIES
         i += 1
         if i >= precise_until:
             i = str_records(reader, base, i, stop, stride, out, records_by_index, epin)
@@ -689,8 +692,11 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                     set_line(p, marked)
                     # Marks come close together (half the tokens invalid): read on
                     # here a while, rather than hand each stretch back to the kernel
-                    # only to be stopped again at once.
-                    limit = max(limit, s + n + DENSE_BYTES)
+                    # only to be stopped again at once.  Only then: a rare mark hands
+                    # back at once (0.1 % invalid stays at the kernel's speed).
+                    if (marked.count >= 2
+                            and s - marked.items[marked.count - 2].start < DENSE_BYTES):
+                        limit = max(limit, s + n + DENSE_BYTES)
                 else:
                     memcpy(out + 5 * k, record_of[code], 8)
                     k += 1

@@ -24,6 +24,9 @@ DEF TEXT_PIECE = 1 << 17
 # the greedy scan alone: a block loop set up anew at each of many close failures cost
 # ten short valid texts, and a longer text is worth the set-up.
 DEF DENSE = 128
+# ... and short: a longer text (a placement) goes to the block loop, whose set-up it
+# pays for (the greedy scan reads a byte at a time).
+DEF DENSE_TEXT = 16
 # Refused short texts remembered per call (a column of typos repeats them): slots of a
 # direct-mapped table, each a text of up to SHORT_TEXT bytes and how it fails.
 DEF REFUSED_SLOTS = 4096
@@ -547,7 +550,7 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
             row_offsets[r] = k
         end = g.row_start[r + 1]
         slot = -1
-        if end <= dense_end:  # a short text close after a failure
+        if end <= dense_end and end - pos <= DENSE_TEXT:  # short, close after a failure
             if mark and pos == g.row_start[r] and 0 < end - 1 - pos <= SHORT_TEXT:
                 key = short_key(g.text + pos, end - 1 - pos)
                 slot = <Py_ssize_t>((key * <uint64_t>0x9E3779B97F4A7C15) >> 52)
