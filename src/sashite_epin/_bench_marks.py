@@ -57,7 +57,9 @@ def kinds(entries: Sequence[str | None]) -> Iterator[tuple[str, object]]:
     column = pyarrow.array(entries, pyarrow.string())
     yield "pyarrow utf8", column
     yield "pyarrow large_utf8", column.cast(pyarrow.large_string())
-    yield "pyarrow string_view", column.cast(pyarrow.string_view())
+    # Built, not cast: pyarrow 24 crashes exporting a string_view cast from a column
+    # with nulls
+    yield "pyarrow string_view", pyarrow.array(entries, pyarrow.string_view())
     yield "pyarrow dictionary", column.dictionary_encode()
     chunks = [column.slice(i, 50_000) for i in range(0, len(column), 50_000)]
     yield "pyarrow chunked", pyarrow.chunked_array(chunks, pyarrow.string())

@@ -339,11 +339,10 @@ def _polars_token(pl: Any, numpy: Any, result: Any, marked: Any) -> Any:
     if marked is None:  # polars' import of the whole export, for its token field
         return pl.DataFrame(result).get_column("token")
     if marked is not False:
-        # pyarrow's cast to string_view, which polars takes as it is: its own
-        # conversion of utf8 costs twice as much
-        import pyarrow
-
-        return pl.Series("token", marked.field(0).cast(pyarrow.string_view()))
+        # utf8 as the export holds it, polars converting it: a cast to string_view,
+        # which polars takes as it is, was twice as fast, but pyarrow 24 crashes
+        # exporting what that cast makes
+        return pl.Series("token", marked.field(0))
     table = _TOKENS.get(id(pl))
     if table is None:
         table = pl.Series("token", [_token_text(c) for c in range(1024)], pl.String)
