@@ -720,6 +720,15 @@ def test_marked_arrow_entries_are_the_twins(kind: str) -> None:
     again = pickle.loads(pickle.dumps(ours))
     assert [(e.token, e.reason) for e in again.errors()] == [
         (e.token, e.reason) for e in ours.errors()]  # fmt: skip
-    picked = ours[np.arange(0, len(ours), 3)]
+    picked, twin_picked = ours[np.arange(0, len(ours), 3)], twin[np.arange(0, len(twin), 3)]
     assert [(e.token, e.index) for e in picked.errors()] == [
-        (e.token, e.index) for e in twin[np.arange(0, len(twin), 3)].errors()]  # fmt: skip
+        (e.token, e.index) for e in twin_picked.errors()]  # fmt: skip
+    assert list(picked.reason_codes()) == list(twin_picked.reason_codes())
+    again = picked[np.arange(len(picked) - 1, -1, -2)]  # a selection of a selection
+    twin_again = twin_picked[np.arange(len(twin_picked) - 1, -1, -2)]
+    assert [(e.token, e.reason, e.index) for e in again.errors()] == [
+        (e.token, e.reason, e.index) for e in twin_again.errors()]  # fmt: skip
+    assert list(again.reason_codes()) == list(twin_again.reason_codes())
+    assert pa.table(again).equals(pa.table(twin_again))
+    assert [(e.token, e.reason) for e in pickle.loads(pickle.dumps(again)).errors()] == [
+        (e.token, e.reason) for e in again.errors()]  # fmt: skip

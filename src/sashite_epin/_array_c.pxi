@@ -342,6 +342,9 @@ cdef class TokenArray:
         cdef MarkList marked = MarkList(NULL, 0, 0)
         cdef Py_ssize_t k, bad = -1
         cdef int status = 0
+        cdef bytes indices, rows
+        cdef int64_t* index
+        cdef int64_t* row
         PyObject_GetBuffer(positions, &view, PyBUF_RECORDS_RO)
         try:
             kind = index_kind(view.format, view.itemsize)
@@ -358,9 +361,17 @@ cdef class TokenArray:
             if bad >= 0:
                 raise IndexError(f"TokenArray index {positions[bad]} out of range")
             if marked.count:
-                rejected = self.rejected_by_index()
-                part._invalid = new_array("q", [m.index for m in marked.items[:marked.count]])
-                part._rejected = [rejected[m.start] for m in marked.items[:marked.count]]
+                # The picked marks' indices here and rows there, as columns: a result
+                # with half its entries marked, gathered (a categorical's codes), makes
+                # no Python object per entry
+                indices = PyBytes_FromStringAndSize(NULL, 8 * marked.count)
+                rows = PyBytes_FromStringAndSize(NULL, 8 * marked.count)
+                index = <int64_t*>PyBytes_AS_STRING(indices)  # new: ours alone
+                row = <int64_t*>PyBytes_AS_STRING(rows)
+                for k in range(marked.count):
+                    index[k], row[k] = marked.items[k].index, marked.items[k].start
+                part._invalid = array_of_bytes("q", indices)
+                part._rejected = _marks.picked(self._rejected, self._invalid, rows)
             part._labels = _marks.take_labels(self._labels, positions)
             return part
         finally:

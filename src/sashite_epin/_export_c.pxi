@@ -108,6 +108,8 @@ cdef tuple marked_texts(object rejected):
         columns = rejected.columns()
         if columns is not None:
             return columns
+    if type(rejected) is _marks.Picked:  # a selection's: each distinct entry made once
+        rejected = rejected.entries()
     cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
     cdef unsigned char* buf = <unsigned char*>malloc(room)
     cdef unsigned char* grown

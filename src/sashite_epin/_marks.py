@@ -70,7 +70,7 @@ def reason_codes(count: int, invalid: Sequence[int], rejected: Sequence[Any]) ->
     numpy = _numpy()
     codes = numpy.zeros(count, numpy.uint8)
     if len(invalid):
-        if isinstance(rejected, (MarkedTexts, MarkedObjects)):  # the reasons: a column
+        if isinstance(rejected, (MarkedTexts, MarkedObjects, Picked)):  # a column
             reasons = numpy.frombuffer(rejected._reasons, numpy.uint8)
         else:
             reasons = numpy.fromiter(map(_second, rejected), numpy.uint8, len(rejected))
@@ -198,6 +198,52 @@ class MarkedObjects(MadeWhenRead):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
+
+
+class Picked(MadeWhenRead):
+    """Some of another result's rejected entries (a selection's): the source's columns
+    and, for each, its position among them; its reasons a column too."""
+
+    __slots__ = ("_at", "_reasons", "_source")
+
+    def __init__(self, source: MarkedTexts | MarkedObjects, at: Any) -> None:
+        numpy = _numpy()
+        self._source, self._at = source, at
+        self._reasons = numpy.frombuffer(source._reasons, numpy.uint8)[at].tobytes()
+
+    def __len__(self) -> int:
+        return len(self._at)
+
+    _noun = "rejected entry"
+
+    def _made(self, k: int) -> Any:
+        return self._source._made(int(self._at[k]))
+
+    def entries(self) -> list[Any]:
+        """All of them, as a list: each distinct source entry made once (a gathered
+        categorical repeats a few), then shared."""
+        numpy = _numpy()
+        distinct, inverse = numpy.unique(self._at, return_inverse=True)
+        made = [self._source._made(j) for j in distinct.tolist()]
+        return [made[i] for i in inverse.tolist()]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (list, (self.entries(),))
+
+
+def picked(rejected: Any, invalid: Any, rows: bytes) -> Any:
+    """The rejected entries of the marked rows ``rows`` (int64, each among ``invalid``,
+    the source's marked rows in order) of a result whose rejected entries these are: as
+    columns where the source's are, else a list."""
+    numpy = _numpy()
+    wanted = numpy.frombuffer(rows, numpy.int64)
+    if isinstance(rejected, Picked):  # a selection of a selection: of the first source
+        at = numpy.searchsorted(numpy.frombuffer(invalid, numpy.int64), wanted)
+        return Picked(rejected._source, rejected._at[at])
+    if isinstance(rejected, (MarkedTexts, MarkedObjects)):
+        return Picked(rejected, numpy.searchsorted(numpy.frombuffer(invalid, numpy.int64), wanted))
+    by_row = dict(zip(invalid, rejected, strict=True))
+    return [by_row[r] for r in wanted.tolist()]
 
 
 def _second(entry: tuple[object, int, object, object]) -> int:
