@@ -134,6 +134,12 @@ def case(name: str, count: int = COUNT) -> Callable[[], object]:
 
         chunks = pa.chunked_array([pa.array(tokens * max(1, repeat // 4))] * 4)
         return lambda: Epin.parse_many(chunks)
+    if name == "pyarrow chunks, marked":  # many chunks, each one piece, all marked
+        import pyarrow as pa
+
+        bad = pa.array(["K^^"] * 20_000)  # a marked entry costs ten clean ones: a tenth
+        chunks = pa.chunked_array([bad] * max(1, count // 10 // 20_000))
+        return lambda: Epin.parse_many(chunks, errors="mark")
     if name == "tokenize_many":
         column = list(PLACEMENTS) * max(1, count // 30 // len(PLACEMENTS))
         return lambda: Epin.tokenize_many(column)

@@ -28,6 +28,7 @@ CASES = [
     "numpy StringDType",
     "pyarrow large_string",
     "pyarrow chunked (a stream)",
+    "pyarrow chunks, marked",
     "list",
     "iterator",
     "numpy object",

@@ -953,6 +953,9 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
             check_chunk(&chunk, t)
             scan_pieces(&sink, &chunk, t, epin, &kept)
             release_array(&chunk)
+            # Between chunks too (scan_pieces checks between a chunk's pieces only): a
+            # stream of many chunks, each one piece, stops at Ctrl-C
+            PyErr_CheckSignals()
         return finish(&sink, epin, &kept, t.binary)
     finally:
         release_array(&chunk)
