@@ -139,16 +139,8 @@ def lying_items(trap: Trap) -> list[Callable[[], object]]:
             trap.fire()
             return hash(str)
 
-    class Impostor(metaclass=LyingType):
+    class Impostor(Equal, metaclass=LyingType):
         """Equal, under a type that claims to be str."""
-
-        def __eq__(self, other: object) -> bool:
-            trap.fire()
-            return True
-
-        def __hash__(self) -> int:
-            trap.fire()
-            return hash("K")
 
     class Text(str, metaclass=LyingType):
         pass

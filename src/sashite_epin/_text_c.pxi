@@ -338,7 +338,7 @@ cdef inline int refuse(Refusals* r, Py_ssize_t k, int reason, const unsigned cha
     bytes may be read from text whatever length says (a piece's, with its slack).  -1:
     out of memory."""
     cdef Py_ssize_t i = r.count
-    if (i == r.room or r.used + length + 8 > r.text_room) and refusals_grow(r, length) < 0:
+    if (i == r.room or r.used + length + 8 > r.text_room) and refusals_room(r, 1, length) < 0:
         return -1
     if slack and length <= 8:  # one word, not a call (most texts refused are short)
         memcpy(r.texts + r.used, text, 8)
@@ -348,11 +348,6 @@ cdef inline int refuse(Refusals* r, Py_ssize_t k, int reason, const unsigned cha
     r.indices[i], r.ends[i], r.positions[i], r.reasons[i] = k, r.used, position, reason
     r.count = i + 1
     return 0
-
-
-cdef int refusals_grow(Refusals* r, Py_ssize_t length) noexcept nogil:
-    """Room in r for one more mark and length + 8 bytes of text; -1: out of memory."""
-    return refusals_room(r, 1, length)
 
 
 cdef int refusals_room(Refusals* r, Py_ssize_t marks, Py_ssize_t length) noexcept nogil:
