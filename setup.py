@@ -57,7 +57,7 @@ def extensions() -> list[Extension]:
         depends=[f"src/sashite_epin/{part}" for part in (
             "_core_c.pxd", "_scan_c.pxi", "_objects_c.pxi", "_array_c.pxi", "_bulk_c.pxi",
             "_text_c.pxi", "_texts_c.pxi", "_arrow_c.pxi", "_export_c.pxi", "_split.h",
-            "_kernels.h", "_strs.h",
+            "_kernels.h", "_strs.h", "_strict.h",
             "_records.h", "_memory.h", "_arrow.h", "_arrow_export.h", "_columns.h",
             "_formats.h", "_fixed.h", "_pyarray.h",
             *(f"kernels/{kernel}.h" for kernel in ("portable", "sse2", "avx2", "avx512", "neon")),

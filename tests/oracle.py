@@ -29,3 +29,31 @@ def oracle_tokenize(s: str, epin: bool) -> list[str] | int:
         out.append(m.group())
         i = m.end()
     return out
+
+
+# strict tokenize: between tokens only what FEEN's piece placement puts there, runs of
+# empty squares (digits) and the rank and layer separators ("/", "//").
+BETWEEN = re.compile(r"[0-9/]+")
+STRICT_PLACEMENT = {
+    True: re.compile(r"(?:[-+]?[A-Za-z]\^?'?|[0-9/])*"),
+    False: re.compile(r"(?:[-+]?[A-Za-z]\^?|[0-9/])*"),
+}
+
+
+def oracle_strict_tokenize(s: str, epin: bool) -> list[str] | int:
+    """strict tokenize's items of s as str, or the position where it must fail: greedy
+    as oracle_tokenize, with only digits and "/" between tokens."""
+    token = EPIN_RE if epin else PIN_RE
+    out, i = [], 0
+    while i < len(s):
+        m = BETWEEN.match(s, i) or token.match(s, i)
+        if m is None:
+            return i
+        out.append(m.group())
+        i = m.end()
+    return out
+
+
+def is_strict_placement(s: str, epin: bool) -> bool:
+    """Whether strict tokenize accepts s: the whole string matches the placement regex."""
+    return STRICT_PLACEMENT[epin].fullmatch(s) is not None

@@ -679,7 +679,7 @@ def tokenize_command(args: argparse.Namespace, out: Output) -> int:
     described: dict[str, str] = {}  # --json: each token's fields, written once
     for source, piece, ends in pieces_from(args.texts, args.file, out):
         if text is None:
-            text = Tokens(Pin if args.pin else Epin, source, args.json, described, out)
+            text = Tokens(Pin if args.pin else Epin, source, args.json, described, out, args.strict)
         text.add(piece, ends)
         if ends:
             status = max(status, text.status)
@@ -737,8 +737,9 @@ class Tokens:
     MARGIN = 64
 
     def __init__(self, kind: type[Pin] | type[Epin], source: Source, as_json: bool,
-                 described: dict[str, str], out: Output) -> None:  # fmt: skip
+                 described: dict[str, str], out: Output, strict: bool = False) -> None:  # fmt: skip
         self.kind, self.source, self.as_json, self.out = kind, source, as_json, out
+        self.strict = strict  # --strict: what FEEN does not allow between tokens fails
         self.described = described  # --json: a token's fields after its position
         self.held = ""  # the text not written yet
         self.base = 0  # the position of held[0] in the text
@@ -774,7 +775,7 @@ class Tokens:
         text = held[start : start + max(PIECE, 4 * self.MARGIN)]  # past the margin
         whole = start + len(text) == len(held)  # the piece holds all that is here
         try:
-            found = self.kind.tokenize_many([text])
+            found = self.kind.tokenize_many([text], strict=self.strict)
         except ParseError as exc:
             at = int(exc.position or 0)
             # A failure far enough from the piece's end is the text's too; what stands
@@ -797,7 +798,7 @@ class Tokens:
         return start + done
 
     def tokens_of(self, text: str) -> tuple[list[str], Sequence[int]]:
-        return placed(self.kind.tokenize_many([text]))
+        return placed(self.kind.tokenize_many([text], strict=self.strict))
 
     def write(self, tokens: list[str], offsets: Sequence[int], start: int, end: int) -> None:
         """Write the tokens at offsets before ``end``, offsets counted from held[start]."""
@@ -819,7 +820,7 @@ class Tokens:
         longer than that is judged by its head), the tokens before it written first."""
         judged = held[start : at + LONGEST_KEPT]
         try:
-            self.kind.tokenize(judged)
+            self.kind.tokenize(judged, strict=self.strict)
         except ParseError as exc:
             position, reason = int(exc.position or 0), exc.reason
         else:  # cannot be: the failure at `at` was read with enough text after it
@@ -931,6 +932,12 @@ def build_parser(prog: str = "sashite-epin") -> argparse.ArgumentParser:
         "skipped. Every argument that is not a long option below is a TEXT.",
     )
     t.add_argument("texts", nargs="*", metavar="TEXT")
+    t.add_argument(
+        "--strict", action="store_true",
+        help="also refuse, between tokens, any character FEEN's piece placement does not "
+        "allow there (all but digits and '/'): whitespace, a tab, a '\\r', a NUL, a "
+        "non-ASCII letter",
+    )  # fmt: skip
     p.set_defaults(parser=p)  # a missing TOKEN is that command's usage error
     t.set_defaults(parser=t)
     for sub, what in ((p, "token"), (t, "text")):
@@ -956,7 +963,7 @@ def build_parser(prog: str = "sashite-epin") -> argparse.ArgumentParser:
 
 # The options of parse and tokenize (every other argument is a token or a text): long
 # ones only, since every short option letter is also a token; --file takes a value.
-_OPTIONS = {"--json", "--pin", "-h", "--help"}
+_OPTIONS = {"--json", "--pin", "--strict", "-h", "--help"}
 _VALUED = {"--file"}
 
 

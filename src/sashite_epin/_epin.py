@@ -60,7 +60,7 @@ class Epin(Token):
         @staticmethod
         def scan(s: str, pos: int = 0) -> tuple[Epin, int]: ...
         @staticmethod
-        def tokenize(s: str) -> list[Epin | str]: ...
+        def tokenize(s: str, *, strict: bool = False) -> list[Epin | str]: ...
 
     else:
         parse = as_static(core.parse_epin)
@@ -75,9 +75,9 @@ class Epin(Token):
         return _tables.parse_many(tokens, True, errors)
 
     @staticmethod
-    def tokenize_many(texts: object, *, errors: str = "raise") -> TokenArray:
+    def tokenize_many(texts: object, *, errors: str = "raise", strict: bool = False) -> TokenArray:
         # The docstring is TOKENIZE_MANY_DOC's, set below.
-        return _tables.tokenize_many(texts, True, errors)
+        return _tables.tokenize_many(texts, True, errors, strict)
 
     @staticmethod
     def from_codes(codes: object) -> TokenArray:

@@ -156,7 +156,10 @@ text, Arrow-style: text i's tokens are entries ``row_offsets[i]`` up to
 ``errors="raise"``: a text ``tokenize`` refuses raises its ParseError with ``.index``
 (the row) and ``.position`` (the offset); ``errors="mark"``: that row holds one entry
 marked invalid instead of its tokens, at that offset, with its reason in
-``errors()``.  A pandas input's index labels each token with its row's label.
+``errors()``.  ``strict=True`` refuses a text as ``{kind}.tokenize(text, strict=True)``
+does: also where a character stands between tokens that FEEN's piece placement does
+not allow there (anything but a digit or ``/``: whitespace, a line break, a comma, a
+non-ASCII letter).  A pandas input's index labels each token with its row's label.
 """
 
 
@@ -213,7 +216,7 @@ class Pin(Token):
         @staticmethod
         def scan(s: str, pos: int = 0) -> tuple[Pin, int]: ...
         @staticmethod
-        def tokenize(s: str) -> list[Pin | str]: ...
+        def tokenize(s: str, *, strict: bool = False) -> list[Pin | str]: ...
 
     else:
         # Builtins (compiled core) are not descriptors: stored bare, they are called with
@@ -230,9 +233,9 @@ class Pin(Token):
         return _tables.parse_many(tokens, False, errors)
 
     @staticmethod
-    def tokenize_many(texts: object, *, errors: str = "raise") -> TokenArray:
+    def tokenize_many(texts: object, *, errors: str = "raise", strict: bool = False) -> TokenArray:
         # The docstring is TOKENIZE_MANY_DOC's, set below: Epin's says the same for EPIN.
-        return _tables.tokenize_many(texts, False, errors)
+        return _tables.tokenize_many(texts, False, errors, strict)
 
     @staticmethod
     def from_codes(codes: object) -> TokenArray:

@@ -121,6 +121,19 @@ def stray_reason(s: str, token_start: int, pos: int, epin: bool) -> int:
     return reason_of(s[token_start:end], epin, whole=False)
 
 
+def between_reason(s: str, token_start: int, pos: int, epin: bool) -> int:
+    """strict tokenize's reason for the character at ``pos``, which no token holds and
+    FEEN does not allow between tokens (no digit, no "/"): that character judged alone
+    (whitespace, line break, not a letter), except PIN's "'" right after the token
+    that starts at ``token_start``, judged with it (derivation marker in a PIN token),
+    as stray_reason judges a marker there."""
+    if not epin and s[pos] == "'" and token_start >= 0:
+        code, length = scan_prefix(s, token_start, epin)
+        if code >= 0 and token_start + length == pos:
+            return reason_of(s[token_start : pos + 1], epin, whole=False)
+    return reason_of(s[pos], epin, whole=False)
+
+
 def scan(s: str, epin: bool) -> int:
     """The code of the whole token ``s`` (an exact str), or minus the reason it is not
     one."""

@@ -169,7 +169,7 @@ class Categories:
         return self.values.tolist()
 
 
-def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
+def tokenize_many(texts: object, epin: bool, errors: str, strict: bool = False) -> TokenArray:
     """The core's tokenize_many over what it reads (a list or tuple of texts, an Arrow
     string column): every input parse_many takes that holds texts is turned into one
     of those, a pandas object unwrapped as parse_many unwraps it, its index kept (each
@@ -189,7 +189,7 @@ def tokenize_many(texts: object, epin: bool, errors: str) -> TokenArray:
         check_strings(texts, "tokenize_many")
         rows = texts_of(texts)
     try:
-        result = core.tokenize_many(rows, epin, errors)
+        result = core.tokenize_many(rows, epin, errors, strict)
     except ParseError as error:
         raise labelled(error, labels) from None
     if labels is not None:

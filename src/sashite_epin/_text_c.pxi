@@ -14,6 +14,12 @@ cdef extern from "_split.h" nogil:
         const unsigned char* p, uint64_t* letters, uint64_t* modifiers, uint64_t* carets,
         uint64_t* apostrophes)
 
+cdef extern from "_strict.h" nogil:
+    # The index of the first byte of p[0..n-1] a strict placement does not allow (no
+    # token's byte, no digit, no "/"), or n.
+    Py_ssize_t strict_stray "sashite_strict_stray"(const unsigned char* p, Py_ssize_t n,
+                                                   int epin)
+
 DEF LOOKAHEAD = 8    # bytes past a 64-byte block a token starting in it may reach
 DEF TOKEN_BATCH = 256  # tokens tokenize takes from scan_many at a time
 DEF ROWS_BATCH = 2048  # and tokenize_many: fewer calls, each ending in its scalar loop
@@ -162,6 +168,26 @@ cdef Py_ssize_t checked_pos(str s, object pos) except -1:
     return pos
 
 
+cdef bint checked_strict(object strict) except -1:
+    if type(strict) is not bool:
+        raise TypeError(f"strict must be True or False (a bool), not {type(strict).__name__}")
+    return strict is True
+
+
+cdef int between_reason(const unsigned char* p, Py_ssize_t n, Py_ssize_t pos,
+                        Py_ssize_t previous, bint epin) noexcept nogil:
+    """strict tokenize's reason for p[pos], which no token holds and a placement does
+    not allow between tokens (strict_stray's byte): that byte judged alone (whitespace,
+    line break, not a letter), except PIN's "'" right after the token at previous,
+    judged with it (derivation marker in a PIN token).  The twin's between_reason."""
+    cdef Py_ssize_t used = 0
+    if (not epin and p[pos] == 0x27 and 0 <= previous < pos
+            and scan_prefix(p + previous, n - previous, epin, &used) >= 0
+            and previous + used == pos):
+        return reason_of(p + previous, pos + 1 - previous, epin, False)
+    return reason_of(p + pos, 1, epin, False)
+
+
 cdef str checked_text(object s, bint epin):
     if not isinstance(s, str):
         raise TypeError(f"{notation_of(epin)} text must be str, not {type(s).__name__}")
@@ -188,9 +214,11 @@ cdef object scan_at(object text, object pos, bint epin):
     return (table_object(code, epin), start + used)
 
 
-cdef list tokenize(object text, bint epin):
+cdef list tokenize(object text, bint epin, object strict):
     cdef str s = checked_text(text, epin)
+    cdef bint is_strict = checked_strict(strict)
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(s), base = 0, run = 0, stop, found, j, at
+    cdef Py_ssize_t end = n  # where the scan ends: under strict, the first stray byte
     cdef bytes keep = byte_copy(s)
     cdef const unsigned char* p = text_of(s, keep)
     cdef list result = []
@@ -199,9 +227,12 @@ cdef list tokenize(object text, bint epin):
     cdef Py_ssize_t last = -1  # where the last token starts
     cdef Py_ssize_t checked = 0  # where pending signals were last checked
     cdef int reason = 0
+    if is_strict:
+        with nogil:
+            end = strict_stray(p, n, epin)
     while True:
         with nogil:
-            found = scan_many(p + base, n - base, epin, codes, starts, TOKEN_BATCH,
+            found = scan_many(p + base, end - base, epin, codes, starts, TOKEN_BATCH,
                               &stop, &reason)
         for j in range(found):
             at = base + starts[j]
@@ -216,13 +247,15 @@ cdef list tokenize(object text, bint epin):
             # engine names the same reason as this.
             fail_at(s, p, at, stop_reason(p, n, at, last, epin), epin)
         base += stop
-        if base >= n:
+        if base >= end:
             break
         # Ctrl-C stops a long text: a list entry per token makes a byte cost ten times
         # what the bulk paths spend, so a sixteenth of their piece between checks.
         if base - checked >= piece_size // 16:
             checked = base
             PyErr_CheckSignals()
+    if end < n:  # the scan read up to it without a failure: the stray byte's
+        fail_at(s, p, end, between_reason(p, n, end, last, epin), epin)
     if run < n:
         PyList_Append(result, PyUnicode_Substring(s, run, n))
     return result
@@ -242,31 +275,33 @@ def scan_epin(s, pos=0):
     return scan_at(s, pos, True)
 
 
-def tokenize_pin(s):
+def tokenize_pin(s, *, strict=False):
     """The PIN tokens of ``s`` in order, written back to back or not, as Pin objects;
     the runs of characters outside PIN's alphabet between them (digits, ``/``) are kept
     as ``str`` items.  ParseError (with ``.position``) where a token character starts
-    no token."""
-    return tokenize(s, False)
+    no token; with ``strict=True`` also where any character but a digit or ``/``
+    stands between tokens (FEEN's piece placement)."""
+    return tokenize(s, False, strict)
 
 
-def tokenize_epin(s):
+def tokenize_epin(s, *, strict=False):
     """The EPIN tokens of ``s`` in order, written back to back or not, as Epin objects;
     the runs of characters outside EPIN's alphabet between them (digits, ``/``) are
     kept as ``str`` items.  ParseError (with ``.position``) where a token character
-    starts no token."""
-    return tokenize(s, True)
+    starts no token; with ``strict=True`` also where any character but a digit or
+    ``/`` stands between tokens (FEEN's piece placement)."""
+    return tokenize(s, True, strict)
 
 
 # -- many texts at once: the bulk form of tokenize -----------------------------------------
 
-def tokenize_many(texts, bint epin, errors="raise"):
+def tokenize_many(texts, bint epin, errors="raise", strict=False):
     """The tokens of every text of a list or tuple (None, NaN and pandas.NA: a missing
     row) or of an Arrow string column (an object with ``__arrow_c_array__`` or
     ``__arrow_c_stream__``: a null is a missing row), in order, as one TokenArray whose
-    ``offsets``, ``row_offsets`` and ``rows`` say where each came from; see
-    Pin.tokenize_many / Epin.tokenize_many."""
-    cdef bint mark
+    ``offsets``, ``row_offsets`` and ``rows`` say where each came from; strict: as
+    tokenize's; see Pin.tokenize_many / Epin.tokenize_many."""
+    cdef bint mark, is_strict
     cdef ArrowChunks column
     if errors == "raise":
         mark = False
@@ -274,16 +309,17 @@ def tokenize_many(texts, bint epin, errors="raise"):
         mark = True
     else:
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    is_strict = checked_strict(strict)
     know_missing_types()  # what may run Python code, before any item is read
     if not isinstance(texts, (list, tuple)):
         if hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
             column = arrow_column(texts)  # held until the rows are read
-            return tokenize_rows(arrow_texts(column), epin, mark)
+            return tokenize_rows(arrow_texts(column), epin, mark, is_strict)
         raise TypeError(f"tokenize_many reads a list or tuple of str or an Arrow string "
                         f"column here, not {type(texts).__name__}")
     # Read under the list's own lock where threads run free (see parse_many).
     with cython.critical_section(texts):
-        return tokenize_rows(list_texts(texts), epin, mark)
+        return tokenize_rows(list_texts(texts), epin, mark, is_strict)
 
 
 cdef extern from "_pyarray.h":
@@ -413,7 +449,7 @@ cdef struct Grown:  # tokenize_rows' output and work space, grown as texts are r
     unsigned short codes[ROWS_BATCH]  # scan_many's, a batch at a time
     Py_ssize_t starts[ROWS_BATCH]
     Py_ssize_t capacity      # tokens
-    unsigned char* text      # a piece of texts, each followed by a newline
+    unsigned char* text      # a piece of texts, each followed by a "/"
     Py_ssize_t text_room
     int64_t* row_start       # where each text of the piece starts in it, and its end
     Py_ssize_t row_room
@@ -520,26 +556,31 @@ cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t use
 
 
 cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, bint mark,
-                           int64_t* row_offsets, Py_ssize_t* failed_row,
+                           bint strict, int64_t* row_offsets, Py_ssize_t* failed_row,
                            RowFailure* failure) noexcept nogil:
-    """The texts of g.text (rows of them, each followed by a newline, which starts no
+    """The texts of g.text (rows of them, each followed by a "/", which starts no
     token and ends none, so no token crosses two texts) in one scan at the bulk speed,
     each token then given its row and its offset in it.  Where the scan stops, the text
     it stopped in fails there: the scan is exact (the greedy scan names the first
-    failure, and no token or stray marker reaches across a newline), so the reason is
+    failure, and no token or stray marker reaches across a "/"), so the reason is
     judged in that text alone without reading it again.  Returns the new k;
     *failed_row >= 0 when a text failed (failure set), row_offsets filled up to it.
     Under mark a refused text is one zero record at its offset of failure, its mark in
     g.refused, and the scan goes on with the next text in the same piece; a short text
     close after a failure is looked up among the short texts refused before (the same
-    bytes fail the same way), and remembered when it fails."""
+    bytes fail the same way), and remembered when it fails.  strict: the scan ends at
+    the first byte a placement does not allow (strict_stray's, found ahead of it: the
+    texts' separators are "/"), where its text fails unless it failed before."""
     cdef Py_ssize_t r = 0, pos = 0, used = g.row_start[rows], stop, at, last, end
     cdef Py_ssize_t dense_end = 0, slot = -1
+    cdef Py_ssize_t stray = -1 if strict else used  # the next stray byte at or after pos
     cdef uint64_t key = 0
     cdef int reason
     failed_row[0] = -1
     row_offsets[0] = k
     while pos < used:
+        if stray < pos:  # strict, and the last one passed: the next (used: none)
+            stray = pos + strict_stray(g.text + pos, used - pos, epin)
         while g.row_start[r + 1] <= pos:  # texts passed without a token hold none
             r += 1
             row_offsets[r] = k
@@ -555,13 +596,14 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
                         return k
                     continue
             # the greedy scan
-            k = scan_rows(g, k, pos, end, epin, True, &r, row_offsets, &stop, &reason)
-            if not reason:
+            k = scan_rows(g, k, pos, min(end, stray), epin, True, &r, row_offsets, &stop,
+                          &reason)
+            if not reason and stray >= end:
                 pos = end
                 continue
         else:
-            k = scan_rows(g, k, pos, used, epin, False, &r, row_offsets, &stop, &reason)
-            if not reason:
+            k = scan_rows(g, k, pos, stray, epin, False, &r, row_offsets, &stop, &reason)
+            if not reason and stray >= used:
                 break
         at = pos + stop  # in text r or a later one
         while at >= g.row_start[r + 1]:
@@ -571,9 +613,14 @@ cdef Py_ssize_t scan_piece(Grown* g, Py_ssize_t k, Py_ssize_t rows, bint epin, b
         # where its offset says (a stray marker is judged with it).
         last = g.offsets[k - 1] if k > row_offsets[r] else -1
         failure.at = at - g.row_start[r]
-        failure.reason = stop_reason(g.text + g.row_start[r],
-                                     g.row_start[r + 1] - 1 - g.row_start[r], failure.at,
-                                     last, epin)
+        if reason:
+            failure.reason = stop_reason(g.text + g.row_start[r],
+                                         g.row_start[r + 1] - 1 - g.row_start[r], failure.at,
+                                         last, epin)
+        else:  # the scan ended at the stray byte (strict) with no failure before it
+            failure.reason = between_reason(g.text + g.row_start[r],
+                                            g.row_start[r + 1] - 1 - g.row_start[r],
+                                            failure.at, last, epin)
         k = row_offsets[r]
         if not mark:
             failed_row[0] = r
@@ -714,20 +761,26 @@ cdef inline Py_ssize_t safe_cut(const unsigned char* p, Py_ssize_t c, bint epin)
 
 
 cdef Py_ssize_t scan_long_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py_ssize_t n,
-                              bint epin, Py_ssize_t window, RowFailure* failure) except -2:
+                              bint epin, bint strict, Py_ssize_t window,
+                              RowFailure* failure) except -2:
     """tokenize over a text read alone (one longer than a piece, or not ASCII), window
     bytes at a time, each window cut where no token crosses (safe_cut): the output grows
     with the tokens found, not the text's length, and Ctrl-C stops it between windows.
     Its tokens are appended from record k, offsets from the text's start; returns the new
     k, or -1 with failure set (where, and the reason by the C API's rule, the one
-    tokenize names, judged over the whole text)."""
-    cdef Py_ssize_t base = 0, end, stop, last = -1, window_last, kk, j
+    tokenize names, judged over the whole text).  strict: each window's scan ends at
+    its first stray byte (strict_stray's), where the text fails if it did not before."""
+    cdef Py_ssize_t base = 0, end, stop, last = -1, window_last, kk, j, stray
     cdef int reason
     while True:
         end = n if n - base <= window else safe_cut(p, base + window, epin)
+        stray = end
         grow(g, k + (end - base) + 1)
         with nogil:
-            kk = scan_batches(g, k, p + base, end - base, epin, &stop, &reason, &window_last)
+            if strict:
+                stray = base + strict_stray(p + base, end - base, epin)
+            kk = scan_batches(g, k, p + base, stray - base, epin, &stop, &reason,
+                              &window_last)
             if base:
                 for j in range(k, kk):
                     g.offsets[j] += base
@@ -736,6 +789,9 @@ cdef Py_ssize_t scan_long_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py
         if reason:
             failure.at = base + stop
             failure.reason = stop_reason(p, n, base + stop, last, epin)
+            return -1
+        if stray < end:
+            failure.at, failure.reason = stray, between_reason(p, n, stray, last, epin)
             return -1
         k = kk
         if end >= n:
@@ -749,13 +805,13 @@ cdef Py_ssize_t scan_long_row(Grown* g, Py_ssize_t k, const unsigned char* p, Py
 DEF RESERVED_TOKENS = 1 << 24
 
 
-cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
+cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark, bint strict):
     """tokenize on each row of texts (_texts_c.pxi), its tokens in one run of records;
     no Python object per token.  The texts are read a piece at a time: the ASCII ones
-    (FEEN is ASCII) copied back to back, newline between, and scanned as one text; a
+    (FEEN is ASCII) copied back to back, "/" between, and scanned as one text; a
     longer one or any other alone, a window at a time.  A text tokenize refuses is a
     ParseError naming the row (``index``) and the offset (``position``), or under mark
-    one marked entry for the row, at that offset."""
+    one marked entry for the row, at that offset.  strict: as tokenize's."""
     cdef Grown g
     cdef Py_ssize_t rows = texts.rows, i = 0, first, n, k = 0, used, failed, at, end, kk
     cdef int kind = TEXT_MISSING  # set by the first texts.text() of each piece
@@ -782,7 +838,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
         row_offsets = <int64_t*>PyBytes_AS_STRING(row_bytes)  # new: ours alone
     try:
         # Room for the tokens at once, as the pieces ask it (no token is shorter than a
-        # character; each text's newline counted): growing as the texts are read copied
+        # character; each text's "/" counted): growing as the texts are read copied
         # the records and offsets at each doubling.  The pages never written are never
         # faulted in; past RESERVED_TOKENS the pieces grow it (a long text with few
         # tokens would reserve 13 bytes of address space a character).
@@ -821,15 +877,17 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
                 g.row_start[i - first] = used
                 if n:
                     memcpy(g.text + used, p, n)
-                g.text[used + n] = 10  # a newline: no token's byte
+                # After each text a "/": no token's byte, so no token crosses two texts,
+                # and one a strict placement allows, so strict_stray reads a piece whole.
+                g.text[used + n] = 0x2F
                 used += n + 1
                 i += 1
             if i > first:
                 g.row_start[i - first] = used
                 grow(&g, k + used)
                 with nogil:
-                    k = scan_piece(&g, k, i - first, epin, mark, row_offsets + first, &failed,
-                                   &failure)
+                    k = scan_piece(&g, k, i - first, epin, mark, strict, row_offsets + first,
+                                   &failed, &failure)
                 if g.out_of_memory:
                     raise MemoryError()
                 if failed >= 0:  # raised
@@ -848,14 +906,14 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
             else:
                 owner = texts.other_text(i)
                 if owner is None:  # an Arrow row that is not UTF-8
-                    k = not_utf8(&g, k, i, epin, mark, texts.not_text, texts.not_text_at,
-                                 window, &failure, &refused)
+                    k = not_utf8(&g, k, i, epin, mark, strict, texts.not_text,
+                                 texts.not_text_at, window, &failure, &refused)
                     i += 1
                     continue
                 n = PyUnicode_GET_LENGTH(owner)
                 keep = byte_copy(owner)
                 p = text_of(owner, keep)
-            kk = scan_long_row(&g, k, p, n, epin, window, &failure)
+            kk = scan_long_row(&g, k, p, n, epin, strict, window, &failure)
             if kk >= 0:
                 k = kk
             else:
@@ -893,7 +951,7 @@ cdef TokenArray tokenize_rows(RowTexts texts, bint epin, bint mark):
 
 
 cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint mark,
-                         const unsigned char* text, Py_ssize_t bad, Py_ssize_t window,
+                         bint strict, const unsigned char* text, Py_ssize_t bad, Py_ssize_t window,
                          RowFailure* failure, Refusals* refused) except -2:
     """An Arrow row whose bytes are not UTF-8 from text[bad] on: judged up to that byte
     (read where it lies when ASCII, else decoded and narrowed), then failing there as
@@ -908,7 +966,7 @@ cdef Py_ssize_t not_utf8(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bint
         n = PyUnicode_GET_LENGTH(before)
         keep = byte_copy(before)
         p = text_of(before, keep)
-    if scan_long_row(g, k, p, n, epin, window, failure) >= 0:
+    if scan_long_row(g, k, p, n, epin, strict, window, failure) >= 0:
         failure.at, failure.reason = n, R_NOT_A_LETTER
         token = "\ufffd"
     else:

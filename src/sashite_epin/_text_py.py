@@ -14,7 +14,7 @@ from ._inputs import is_missing, is_sequence, own_items
 from ._layout import RECORD_SIZE, record_of_code
 from ._messages import NOT_A_LETTER
 from ._objects_py import objects
-from ._scan_py import attempt, in_alphabet, scan_prefix, stray_reason
+from ._scan_py import attempt, between_reason, in_alphabet, scan_prefix, stray_reason
 
 
 def _notation(epin: bool) -> str:
@@ -45,24 +45,40 @@ def _scan_at(text: object, pos: object, epin: bool) -> tuple[Any, int]:
     return objects(epin)[code], start + length
 
 
-def _tokenize(text: object, epin: bool) -> list[Any]:
+def _strict(strict: object) -> bool:
+    if type(strict) is not bool:
+        raise TypeError(f"strict must be True or False (a bool), not {type(strict).__name__}")
+    return strict
+
+
+# What FEEN's piece placement allows between tokens: runs of empty squares and the
+# rank and layer separators.  Under strict, any other character there is refused.
+BETWEEN = frozenset("0123456789/")
+
+
+def _tokenize(text: object, epin: bool, strict: object) -> list[Any]:
     s = _text(text, epin)
-    items, failure = _tokenize_str(s, epin)
+    items, failure = _tokenize_str(s, epin, _strict(strict))
     if failure is not None:
         raise _fail(s, failure[0], failure[1], epin)
     return items
 
 
-def _tokenize_str(s: str, epin: bool) -> tuple[list[Any], tuple[int, int] | None]:
+def _tokenize_str(
+    s: str, epin: bool, strict: bool = False
+) -> tuple[list[Any], tuple[int, int] | None]:
     """tokenize over an exact str: its items, and None or where it failed and why
     (position, reason number), without an exception (a column's invalid rows cost no
-    more than its valid ones)."""
+    more than its valid ones).  strict: a character outside the notation's alphabet
+    that is no digit and no "/" fails there too."""
     table = objects(epin)
     result: list[Any] = []
     i = run = 0
     last = -1  # where the last token starts
     while i < len(s):
         if not in_alphabet(s[i], epin):
+            if strict and s[i] not in BETWEEN:
+                return result, (i, between_reason(s, last, i, epin))
             i += 1
             continue
         if run < i:
@@ -94,35 +110,40 @@ def scan_epin(s: object, pos: int = 0) -> tuple[Any, int]:
     return _scan_at(s, pos, True)
 
 
-def tokenize_pin(s: object) -> list[Any]:
+def tokenize_pin(s: object, *, strict: bool = False) -> list[Any]:
     """The PIN tokens of ``s`` in order, written back to back or not, as Pin objects;
     the runs of characters outside PIN's alphabet between them (digits, ``/``) are kept
     as ``str`` items.  ParseError (with ``.position``) where a token character starts
-    no token."""
-    return _tokenize(s, False)
+    no token; with ``strict=True`` also where any character but a digit or ``/``
+    stands between tokens (FEEN's piece placement)."""
+    return _tokenize(s, False, strict)
 
 
-def tokenize_epin(s: object) -> list[Any]:
+def tokenize_epin(s: object, *, strict: bool = False) -> list[Any]:
     """The EPIN tokens of ``s`` in order, written back to back or not, as Epin objects;
     the runs of characters outside EPIN's alphabet between them (digits, ``/``) are
     kept as ``str`` items.  ParseError (with ``.position``) where a token character
-    starts no token."""
-    return _tokenize(s, True)
+    starts no token; with ``strict=True`` also where any character but a digit or
+    ``/`` stands between tokens (FEEN's piece placement)."""
+    return _tokenize(s, True, strict)
 
 
-def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArray:
+def tokenize_many(
+    texts: object, epin: bool, errors: str = "raise", strict: bool = False
+) -> TokenArray:
     """The tokens of every text of a list or tuple (None, NaN and pandas.NA: a missing
     row) or of an Arrow string column (an object with ``__arrow_c_array__`` or
     ``__arrow_c_stream__``: a null is a missing row), in order, as one TokenArray whose
-    ``offsets``, ``row_offsets`` and ``rows`` say where each came from; see
-    Pin.tokenize_many / Epin.tokenize_many."""
+    ``offsets``, ``row_offsets`` and ``rows`` say where each came from; strict: as
+    tokenize's; see Pin.tokenize_many / Epin.tokenize_many."""
     if errors not in ("raise", "mark"):
         raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    _strict(strict)
     if not is_sequence(texts):
         kind = type(texts)
         if hasattr(kind, "__arrow_c_array__") or hasattr(kind, "__arrow_c_stream__"):
             rows, stopped = arrow_texts(texts)
-            result = tokenize_many(rows, epin, errors)
+            result = tokenize_many(rows, epin, errors, strict)
             if stopped is not None:  # after the rows before it are judged, as read in order
                 raise stopped
             return result
@@ -148,13 +169,13 @@ def tokenize_many(texts: object, epin: bool, errors: str = "raise") -> TokenArra
             offsets.append(position)
             continue
         if kind is NotText:  # an Arrow row that is not UTF-8: judged to its first fault
-            items, failure = _tokenize_str(text.before, epin)
+            items, failure = _tokenize_str(text.before, epin, strict)
             s = text.before + "\ufffd"
             if failure is None:  # no letter, as parse_many judges that character
                 failure = (len(text.before), NOT_A_LETTER)
         elif issubclass(kind, str):  # not isinstance: an object's __class__ may lie
             s = text if kind is str else str.__str__(text)
-            items, failure = _tokenize_str(s, epin)
+            items, failure = _tokenize_str(s, epin, strict)
         elif is_missing(text):
             missing.append(i)
             continue
