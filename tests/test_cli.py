@@ -354,6 +354,41 @@ def test_tokenize_prints_tokens_with_positions() -> None:
     assert cli("tokenize", "--pin", "K'").stdout == "1:0\tK\n"  # ' is no PIN character
 
 
+def test_tokenize_strict_refuses_what_a_placement_does_not_hold() -> None:
+    """--strict: a character between tokens that is no digit and no "/" is a finding
+    (position, what stands there, reason) and exit status 1; the default skips it."""
+    done = cli("tokenize", "--strict", "K Q", "8/+P^'1\u212a", "rnb/8//K")
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "1:0\tK",
+        "1:1: ' Q': whitespace",
+        "2:2\t+P^'",
+        "2:7: '\\u212a': not a letter",
+        "3:0\tr",
+        "3:1\tn",
+        "3:2\tb",
+        "3:7\tK",
+    ]
+    loose = cli("tokenize", "K Q")
+    assert (loose.returncode, loose.stdout) == (0, "1:0\tK\n1:2\tQ\n")
+    found = cli("tokenize", "--strict", "--json", "-", stdin="K\tq\n").stdout.splitlines()
+    assert json.loads(found[-1]) == {
+        "file": "(standard input)",
+        "line": 1,
+        "position": 1,
+        "token": "\tq",
+        "reason": "whitespace",
+    }
+    pin = cli("tokenize", "--strict", "--pin", "K'")
+    assert (pin.returncode, pin.stdout) == (
+        1,
+        "1:0\tK\n1:1: '\\'': derivation marker in a PIN token\n",
+    )
+    # after "--", "--strict" is a text
+    text = cli("tokenize", "--strict", "--", "--strict").stdout
+    assert text == "1:0: '--strict': multiple state modifiers (only one modifier is allowed)\n"
+
+
 def test_bench_help_says_what_it_measures() -> None:
     done = cli("bench", "--help")
     assert "warm-up" in done.stdout and "baseline" in done.stdout

@@ -104,9 +104,11 @@ def same_lines(out: Path, expected: Iterator[str]) -> None:
 # -- tokenize ------------------------------------------------------------------------------
 
 
-def tokenized(data: bytes, name: str, kind: type[Pin] | type[Epin]) -> Iterator[str]:
+def tokenized(
+    data: bytes, name: str, kind: type[Pin] | type[Epin], strict: bool = False
+) -> Iterator[str]:
     """tokenize's output, from the library's tokenize on each whole line: its tokens,
-    and where one fails, those before it and the finding."""
+    and where one fails, those before it and the finding (``strict``: --strict's)."""
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     if lines[-1] == "":
         lines.pop()  # a final newline ends the last line
@@ -114,10 +116,10 @@ def tokenized(data: bytes, name: str, kind: type[Pin] | type[Epin]) -> Iterator[
         line = line.removesuffix("\r")
         failure = None
         try:
-            items = kind.tokenize(line)
+            items = kind.tokenize(line, strict=strict)
         except ParseError as exc:
             failure = exc
-            items = kind.tokenize(line[: exc.position])
+            items = kind.tokenize(line[: exc.position], strict=strict)
         position = 0
         for item in items:
             if not isinstance(item, str):
@@ -189,6 +191,58 @@ def test_tokenize_is_the_same_whatever_the_reads(
     if not json_output:
         same_lines(whole, tokenized(data, str(tmp_path / "in.txt"), kind))
     # Reads of 7 bytes and pieces of 97 characters: every cut a read can make.
+    status, out = run(small_reads(CHUNK=7, PIECE=97), args, data, "file", tmp_path)
+    assert (status, out.read_text()) == (whole_status, expected)
+
+
+def strict_lines() -> bytes:
+    """Lines for tokenize --strict: a valid placement past several reads, one whose
+    stray space stands past several reads, a CRLF line (its "\r" is the line end), a
+    "\r" inside a line, a NUL, a Kelvin sign after a run."""
+    size = 1_100_000 if IMPLEMENTATION == "cython" else 150_000
+    lines = [
+        "K8/" * size,
+        "+p^/" * (2 * size // 3) + " q",
+        "8/8\r",
+        "K\rQ",
+        "k\x00",
+        "12\u212a",
+        "-r^'/" * 1000,
+    ]
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.parametrize("source", ["file", "pipe"])
+def test_tokenize_strict_names_the_stray_character_past_several_reads(
+    source: str, tmp_path: Path
+) -> None:
+    """--strict: each line's tokens up to its first character a placement does not
+    allow, then the finding at its true offset (status 1); without it, no finding."""
+    data = strict_lines()
+    status, out = run(COMMAND, ["tokenize", "--strict"], data, source, tmp_path)
+    assert status == 1
+    name = str(tmp_path / "in.txt") if source == "file" else STDIN
+    same_lines(out, tokenized(data, name, Epin, strict=True))
+    findings = [line for line in out.read_text().splitlines() if "\t" not in line]
+    second = 4 * (2 * (1_100_000 if IMPLEMENTATION == "cython" else 150_000) // 3)
+    assert findings == [
+        f"{name}:2:{second}: ' q': whitespace",
+        f"{name}:4:1: '\\rQ': contains a line break",
+        f"{name}:5:1: '\\x00': not a letter",
+        f"{name}:6:2: '\\u212a': not a letter",
+    ]
+    status, out = run(COMMAND, ["tokenize"], data, source, tmp_path)
+    assert status == 0
+
+
+@pytest.mark.parametrize("pin", [False, True], ids=["epin", "pin"])
+def test_tokenize_strict_is_the_same_whatever_the_reads(pin: bool, tmp_path: Path) -> None:
+    data = b"\n".join(mixed(seed, 300) for seed in range(20)) + b"\n" + strict_lines()[:5000]
+    kind = Pin if pin else Epin
+    args = ["tokenize", "--strict", *(["--pin"] if pin else [])]
+    whole_status, whole = run(COMMAND, args, data, "file", tmp_path)
+    expected = whole.read_text()
+    same_lines(whole, tokenized(data, str(tmp_path / "in.txt"), kind, strict=True))
     status, out = run(small_reads(CHUNK=7, PIECE=97), args, data, "file", tmp_path)
     assert (status, out.read_text()) == (whole_status, expected)
 
