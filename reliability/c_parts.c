@@ -47,6 +47,6 @@ int64_t sashite_c_parts_use(int kernel, const unsigned char *p, Py_ssize_t n, un
     total += sashite_export_fields_lanes(kernel, p, n, (int32_t *)starts, out, (int32_t *)starts,
                                          (int8_t *)out, (int8_t *)out, (int8_t *)out, out, out);
     total += sashite_join_lanes(kernel, p, n, &sashite_export_shapes, 1, &cursor, out + n);
-    total += sashite_strict_stray(p, n, kernel & 1);
+    total += sashite_strict_stray(p, n, 1, kernel);
     return total + (int64_t)sashite_records_length(p, (size_t)n);
 }

@@ -269,3 +269,20 @@ def test_strict_must_be_a_bool(core: ModuleType) -> None:
         Pin.tokenize_many(["K"], strict=1)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         core.tokenize_pin("K", True)  # keyword only
+
+
+def test_every_kernel_finds_the_same_stray_character(bytes_core: ModuleType) -> None:
+    """The stray search runs in the bytes kernel's instructions (AVX2 under avx2 and
+    avx512, SSE2, NEON, plain C): under each, a stray character at every offset of the
+    first blocks of a text, and rows with theirs at the blocks' edges, give the twin's
+    answers."""
+    twin = CORES[-1]
+    base = UNIT * 40  # 480 characters: seven blocks and a tail
+    texts = [base[:at] + stray + base[at + 1 :] for at in range(200) for stray in " \x00"]
+    texts += [base, base[:-1] + "\t", "\u212a" + base, base + "\u00e9"]
+    rows = placement_rows(random.Random(5), 1500, 400)
+    for epin in (True, False):
+        for text in texts:
+            assert answer(bytes_core, text, epin, True) == answer(twin, text, epin, True)
+        want = [row_answer(twin, s, epin) for s in rows]
+        assert by_row(bytes_core.tokenize_many(rows, epin, "mark", True), len(rows)) == want

@@ -16,9 +16,14 @@ cdef extern from "_split.h" nogil:
 
 cdef extern from "_strict.h" nogil:
     # The index of the first byte of p[0..n-1] a strict placement does not allow (no
-    # token's byte, no digit, no "/"), or n.
-    Py_ssize_t strict_stray "sashite_strict_stray"(const unsigned char* p, Py_ssize_t n,
-                                                   int epin)
+    # token's byte, no digit, no "/"), or n; read in the bytes kernel's instructions.
+    Py_ssize_t strict_stray_in "sashite_strict_stray"(const unsigned char* p, Py_ssize_t n,
+                                                      int epin, int kernel)
+
+
+cdef inline Py_ssize_t strict_stray(const unsigned char* p, Py_ssize_t n,
+                                    bint epin) noexcept nogil:
+    return strict_stray_in(p, n, epin, bytes_kernel_id)
 
 DEF LOOKAHEAD = 8    # bytes past a 64-byte block a token starting in it may reach
 DEF TOKEN_BATCH = 256  # tokens tokenize takes from scan_many at a time
