@@ -55,6 +55,10 @@ cdef extern from "_strs.h":
     Py_ssize_t str_records "sashite_str_records"(
         str_reader* r, const char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,
         unsigned char* out, const uint64_t* records, int epin)
+    void str_records_marking "sashite_str_records_marking"(
+        str_reader* r, const char* base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,
+        unsigned char* out, const uint64_t* records, int epin, Py_ssize_t* marks,
+        Py_ssize_t* m)
 
 cdef extern from "_fixed.h" nogil:
     # numpy S / U arrays of width 1-4 (wide: U), contiguous, and StringDType arrays:
@@ -479,11 +483,22 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
     and a handler or a collection may run Python code there: the items are then read
     afresh, and owner, the list they belong to (None for an array, a tuple, a private
     chunk: none of those can move), must still hold them where they were."""
-    cdef Py_ssize_t i, stop
+    cdef Py_ssize_t i, stop, k = 0
     cdef TokenArray result = new_token_array(count, epin)
     cdef unsigned char* out = result.records
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef str_reader reader
+    # errors="mark": the marked entries' positions and reasons, as columns, the
+    # positions first written by the fast loop (every entry it refuses)
+    cdef Py_ssize_t* refused = NULL
+    cdef unsigned char* reasons = NULL
+    if mark:
+        refused = <Py_ssize_t*>records_alloc(count * sizeof(Py_ssize_t) + 64)
+        reasons = <unsigned char*>records_alloc(count + 64)
+        if refused == NULL or reasons == NULL:
+            records_free(refused)
+            records_free(reasons)
+            raise MemoryError()
     str_reader_open(&reader, count, bytes_kernel_id)
     try:
         i = stop = 0
@@ -495,30 +510,73 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
                                           <const char*>PySequence_Fast_ITEMS(owner) != base):
                     raise RuntimeError("the list changed while parse_many read it")
             stop = min(count, i + piece_entries())
-            i = parse_piece(&reader, base, i, stop, stride, first, epin, mark, out,
-                            &marked)
-        if marked.count:
-            set_marks(result, &marked, marked_objects(base, stride, &marked))
+            if mark:
+                i = mark_piece(&reader, base, i, stop, stride, first, epin, out, refused,
+                               reasons, &k)
+            else:
+                i = parse_piece(&reader, base, i, stop, stride, first, epin, mark, out,
+                                &marked)
+        if k:
+            set_mark_columns(result, refused, k,
+                             marked_items(base, stride, refused, reasons, k))
     finally:
+        records_free(refused)
+        records_free(reasons)
         str_reader_close(&reader)
         mark_list_free(&marked)
     return result
 
 
-cdef object marked_objects(const char* base, Py_ssize_t stride, MarkList* marked):
+cdef object marked_items(const char* base, Py_ssize_t stride, const Py_ssize_t* at,
+                         const unsigned char* reasons, Py_ssize_t n):
     """The rejected entries of parse_objects as columns (_marks.MarkedObjects): the
     items marked (references, no object made) and their reasons, one byte each."""
-    cdef Py_ssize_t i, n = marked.count
+    cdef Py_ssize_t i
     cdef list items = PyList_New(n)
-    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
-    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # new: ours
     cdef PyObject* item
     for i in range(n):
-        item = (<PyObject**>(base + marked.items[i].start * stride))[0]
+        item = (<PyObject**>(base + at[i] * stride))[0]
         Py_INCREF(<object>item)
         PyList_SET_ITEM(items, i, <object>item)
-        reason[i] = <unsigned char>marked.items[i].reason
-    return _marks.MarkedObjects(items, reasons)
+    return _marks.MarkedObjects(items, PyBytes_FromStringAndSize(<const char*>reasons, n))
+
+
+cdef Py_ssize_t mark_piece(str_reader* reader, const char* base, Py_ssize_t i,
+                           Py_ssize_t stop, Py_ssize_t stride, Py_ssize_t first, bint epin,
+                           unsigned char* out, Py_ssize_t* refused, unsigned char* reasons,
+                           Py_ssize_t* kept) except -1:
+    """parse_piece under errors="mark": the fast loop (_strs.h) reads every item,
+    writing the zero record at each it refuses and appending its position to refused
+    (from kept[0]); then the exact code reads only those (a missing value, a wrong
+    type, a str subclass or non-ASCII str that is a token after all, every reason),
+    keeping the marked ones' positions and reasons from kept[0] on.  Returns stop."""
+    cdef PyObject* item
+    cdef int code
+    cdef Py_ssize_t j, k = kept[0], m = kept[0]
+    str_records_marking(reader, base, i, stop, stride, out, records_by_index, epin,
+                        refused, &m)
+    for j in range(k, m):
+        i = refused[j]
+        item = (<PyObject**>(base + i * stride))[0]
+        if <object>item is None:
+            code = -R_MISSING
+        elif not str_check(item):
+            if not is_missing(item):
+                raise TypeError(f"item {first + i} is {type(<object>item).__name__}, "
+                                "not str")
+            code = -R_MISSING
+        elif str_is_compact_ascii(item):
+            code = scan_token(<const unsigned char*>str_data(item), str_length(item), epin)
+        else:
+            code = scan_str(<object>item, epin)
+        if code >= 0:
+            memcpy(out + 5 * i, record_of[code], 5)  # the next record is written already
+        else:
+            refused[k] = i
+            reasons[k] = <unsigned char>-code
+            k += 1
+    kept[0] = k
+    return stop
 
 
 cdef Py_ssize_t parse_piece(str_reader* reader, const char* base, Py_ssize_t i,
