@@ -203,15 +203,20 @@ static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *in
 }
 
 /* Under errors="mark": each lane's record index, 0 (whose record is 0) for a lane that
- * is no token, and the position (at + lane) of each such lane appended to
+ * is no token or is null (its bit in valid clear), and the position (at + lane) of each such lane appended to
  * marks[*m ..]. */
 SASHITE_AVX2_TARGET
 static inline __m256i sashite_mark8_index_avx2(__m256i n, __m256i w, int epin,
-                                               const sashite_keys8 *k, Py_ssize_t at,
-                                               Py_ssize_t *marks, Py_ssize_t *m)
+                                               const sashite_keys8 *k, unsigned valid,
+                                               Py_ssize_t at, Py_ssize_t *marks,
+                                               Py_ssize_t *m)
 {
+    const __m256i lane = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     __m256i index;
     __m256i ok = sashite_rule8_avx2(n, w, epin, &index, k);
+    /* valid: bit j clear where lane j is null (a validity bitmap's 8 bits) */
+    ok = _mm256_and_si256(
+        ok, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)valid), lane), lane));
     unsigned refused = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ok)) & 0xFFu;
     for (; refused; refused &= refused - 1)
         marks[(*m)++] = at + sashite_ctz64(refused);
@@ -240,10 +245,10 @@ static inline int sashite_index8_avx2(__m256i n, __m256i w, int epin, const sash
 
 SASHITE_AVX2_TARGET
 static inline void sashite_mark8_avx2(__m256i n, __m256i w, int epin, const sashite_keys8 *k,
-                                      uint16_t *to, Py_ssize_t at, Py_ssize_t *marks,
-                                      Py_ssize_t *m)
+                                      uint16_t *to, unsigned valid, Py_ssize_t at,
+                                      Py_ssize_t *marks, Py_ssize_t *m)
 {
-    __m256i index = sashite_mark8_index_avx2(n, w, epin, k, at, marks, m);
+    __m256i index = sashite_mark8_index_avx2(n, w, epin, k, valid, at, marks, m);
     _mm_storeu_si128((__m128i *)to, sashite_narrow_avx2(index));
 }
 

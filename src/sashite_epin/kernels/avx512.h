@@ -151,10 +151,10 @@ static inline int sashite_index8_avx512(__m256i n, __m256i w, int epin,
 
 SASHITE_AVX512_TARGET
 static inline void sashite_mark8_avx512(__m256i n, __m256i w, int epin,
-                                        const sashite_keys8 *k, uint16_t *to, Py_ssize_t at,
-                                        Py_ssize_t *marks, Py_ssize_t *m)
+                                        const sashite_keys8 *k, uint16_t *to, unsigned valid,
+                                        Py_ssize_t at, Py_ssize_t *marks, Py_ssize_t *m)
 {
-    __m256i index = sashite_mark8_index_avx2(n, w, epin, k, at, marks, m);
+    __m256i index = sashite_mark8_index_avx2(n, w, epin, k, valid, at, marks, m);
     _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(index));
 }
 

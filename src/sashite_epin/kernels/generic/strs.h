@@ -25,7 +25,7 @@ SASHITE_TARGET static SASHITE_NOINLINE Py_ssize_t SASHITE_NAMED(sashite_str_lane
 {
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (sashite_str_group8_marking(base + (I) * stride, stride, &n, &w),                      \
-     SASHITE_MARK8(n, w, epin, &keys, TO, I, marks, marked), 1)
+     SASHITE_MARK8(n, w, epin, &keys, TO, 0xFFu, I, marks, marked), 1)
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
