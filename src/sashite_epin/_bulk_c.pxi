@@ -68,6 +68,12 @@ cdef extern from "_fixed.h" nogil:
     Py_ssize_t fixed_lanes "sashite_fixed_lanes"(
         int kernel, int wide, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         Py_ssize_t w, unsigned char* out, const uint64_t* records, int epin)
+    # The same under errors="mark" (the x86 kernels; i itself under others): elements
+    # that are no token get the zero record and their positions in marks[m[0] ..]
+    Py_ssize_t fixed_lanes_marking "sashite_fixed_lanes_marking"(
+        int kernel, int wide, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
+        Py_ssize_t w, unsigned char* out, const uint64_t* records, int epin,
+        Py_ssize_t* marks, Py_ssize_t* m)
     Py_ssize_t strings_lanes "sashite_strings_lanes"(
         int kernel, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         unsigned char* out, const uint64_t* records, int epin)
@@ -976,7 +982,7 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
 cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
                     Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
                     Py_ssize_t first, MarkList* marked, Failure* failure,
-                    Py_ssize_t start, Py_ssize_t stop) noexcept nogil:
+                    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL) noexcept nogil:
     """Elements start to stop - 1 of base[0], base[stride], ..., base[(count - 1) *
     stride], a numpy S or U array (width characters each), into the records at out; an
     error names index first + k and the element's byte offset from base.  0 done, 1 an
@@ -991,10 +997,26 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     cdef bint simd = (kernel_lanes(kernel) and 1 <= width <= 4
                       and stride == (4 * width if wide else width))
     cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
+    cdef Py_ssize_t m, q
     lanes = min(lanes, stop)
     while k < stop:
         upto = stop
-        if k < lanes:
+        if k < lanes and refused != NULL:
+            # errors="mark": the lanes read past the elements that are no token (the
+            # zero record, the position kept); the exact code reads only those
+            m = 0
+            k = fixed_lanes_marking(kernel, wide, base, k, lanes, width, out,
+                                    records_by_index, epin, refused, &m)
+            for q in range(m):
+                e = base + refused[q] * stride
+                code = scan_element(e, width, wide, epin, &length)
+                if code >= 0:
+                    memcpy(out + 5 * refused[q], record_of[code], 5)  # the next is written
+                elif mark_add(marked, first + refused[q], refused[q] * stride, length,
+                              -code) < 0:
+                    return -1
+            upto = min(k + 8, stop)
+        elif k < lanes:
             k = fixed_lanes(kernel, wide, base, k, lanes, width, out, records_by_index, epin)
             upto = min(k + 8, stop)
         while k < upto:
@@ -1024,6 +1046,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     cdef MarkList marked = MarkList(NULL, 0, 0)
     cdef Failure failure
     cdef int status
+    cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
     if view.ndim != 1:
         raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
     if wide and fmt[:1] in (b">", b"!"):
@@ -1032,13 +1055,19 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     width = view.itemsize // 4 if wide else view.itemsize
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
+    if mark and kernel_lanes(bytes_kernel_id):
+        refused = <Py_ssize_t*>records_alloc(
+            sizeof(Py_ssize_t) * min(count, max(1, piece_size // max(1, abs(stride)))) + 64)
+        if refused == NULL:
+            raise MemoryError()
     try:
         # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
         while True:
             stop = min(count, start + max(1, piece_size // max(1, abs(stride))))
             with nogil:
                 status = scan_fixed(base, count, stride, width, wide, epin, mark,
-                                    result.records, 0, &marked, &failure, start, stop)
+                                    result.records, 0, &marked, &failure, start, stop,
+                                    refused)
             if status != 0 or stop >= count:
                 break
             start = stop
@@ -1056,6 +1085,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
         if marked.count:
             set_marks(result, &marked, rejected_elements(base, wide, &marked))
     finally:
+        records_free(refused)
         mark_list_free(&marked)
     return result
 
