@@ -815,6 +815,14 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
         if at < size:
             PyErr_CheckSignals()
     result = new_token_array(count, epin)
+    if mark:
+        # Room for every token to be marked, so the list never moves as it grows
+        # (memory never touched costs nothing): half the tokens marked, 9.3x the clean
+        # buffer's time, 13.6x grown by doubling
+        marked.items = <Mark*>records_alloc(sizeof(Mark) * count + 64)
+        if marked.items == NULL:
+            raise MemoryError()
+        marked.room = count
     try:
         at = 0
         while True:
@@ -848,8 +856,14 @@ cdef inline void set_line(const unsigned char* p, MarkList* marked) noexcept nog
     bytes between were just scanned, so they are still in cache (a count over the whole
     buffer once the scan is done cost a fifth of the parse)."""
     cdef Mark* m = &marked.items[marked.count - 1]
+    cdef Py_ssize_t i, lines
     if marked.count == 1:
         m.line = 1 + count_lines(p, 0, m.start)
+    elif m.start - m[-1].start <= 64:  # marks close together: a few bytes, no call
+        lines = m[-1].line
+        for i in range(m[-1].start, m.start):
+            lines += p[i] == 10
+        m.line = lines
     else:
         m.line = m[-1].line + count_lines(p, m[-1].start, m.start)
 
@@ -857,7 +871,7 @@ cdef inline void set_line(const unsigned char* p, MarkList* marked) noexcept nog
 cdef object rejected_bytes(const unsigned char* p, MarkList* marked):
     """Each marked token's bytes, byte offset and line, as columns (_marks.MarkedTexts:
     the bytes copied once, back to back; tokens made when errors() reads them)."""
-    cdef Py_ssize_t j, n = marked.count, total = 0
+    cdef Py_ssize_t j, b, n = marked.count, total = 0
     cdef const Mark* m
     for j in range(n):
         total += marked.items[j].length
@@ -872,7 +886,11 @@ cdef object rejected_bytes(const unsigned char* p, MarkList* marked):
         total = 0
         for j in range(n):
             m = &marked.items[j]
-            memcpy(text + total, p + m.start, m.length)
+            if m.length <= 16:  # a token's size: no call to memcpy for a few bytes
+                for b in range(m.length):
+                    text[total + b] = p[m.start + b]
+            else:
+                memcpy(text + total, p + m.start, m.length)
             total += m.length
             columns[j], columns[n + j], columns[2 * n + j] = total, m.start, m.line
             reason[j] = <unsigned char>m.reason
@@ -1094,7 +1112,7 @@ cdef object rejected_elements(const unsigned char* base, bint wide, MarkList* ma
     """The marked elements of a numpy S or U array as columns (_marks.MarkedTexts: their
     bytes, or UCS-4 units, copied once, back to back; tokens made when errors() reads
     them, as element_token makes them)."""
-    cdef Py_ssize_t j, n = marked.count, total = 0, size, unit = 4 if wide else 1
+    cdef Py_ssize_t j, b, n = marked.count, total = 0, size, unit = 4 if wide else 1
     for j in range(n):
         total += unit * marked.items[j].length
     cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
@@ -1108,7 +1126,11 @@ cdef object rejected_elements(const unsigned char* base, bint wide, MarkList* ma
         total = 0
         for j in range(n):
             size = unit * marked.items[j].length
-            memcpy(text + total, base + marked.items[j].start, size)
+            if size <= 16:  # a token's size: no call to memcpy for a few bytes
+                for b in range(size):
+                    text[total + b] = base[marked.items[j].start + b]
+            else:
+                memcpy(text + total, base + marked.items[j].start, size)
             total += size
             ends[j] = total
             reason[j] = <unsigned char>marked.items[j].reason
