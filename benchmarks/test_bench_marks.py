@@ -53,7 +53,7 @@ def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 5) -> l
 
 @pytest.mark.parametrize("row", ROWS, ids=[row[0] for row in ROWS])
 def test_marked_ratio(benchmark, row):  # type: ignore[no-untyped-def]
-    name, work, base_name, base = row
+    _name, work, base_name, base = row
     benchmark.group = "marked entries: ratio to the clean column of the kind (extra_info)"
     ours, theirs = best_of_interleaved([work, base])
     benchmark.extra_info["ratio"] = round(ours / theirs, 3)
