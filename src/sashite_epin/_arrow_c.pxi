@@ -887,7 +887,7 @@ cdef int keep_rejected(Sink* s, Py_ssize_t first, Py_ssize_t base,
     memory."""
     cdef Py_ssize_t j, room
     cdef const unsigned char* p
-    cdef int64_t n
+    cdef int64_t n, b
     cdef bint some, plain = not t.in_struct and not t.index_size and t.layout != A_NULL
     cdef void* more
     cdef Reader values
@@ -916,12 +916,16 @@ cdef int keep_rejected(Sink* s, Py_ssize_t first, Py_ssize_t base,
         if not some:
             n = 0
         if kept.used + n > kept.text_room:
-            kept.text_room = 2 * (kept.used + n) + 4096
-            more = records_realloc(kept.texts, kept.text_room)
+            # room for the rest at a token's size too, so it is seldom grown
+            kept.text_room = 2 * (kept.used + n) + 4 * (s.marked_count - j) + 4096
+            more = records_grow(kept.texts, kept.used, kept.text_room)
             if more == NULL:
                 return -1
             kept.texts = <unsigned char*>more
-        if n:
+        if n <= 16:  # a token's size: no call to memcpy for a few bytes
+            for b in range(n):
+                kept.texts[kept.used + b] = p[b]
+        else:
             memcpy(kept.texts + kept.used, p, n)
         kept.used += n
         kept.ends[kept.count] = kept.used
