@@ -218,6 +218,24 @@ cdef void set_marks(TokenArray result, MarkList* lst, object rejected):
     result._rejected = rejected
 
 
+cdef extern from "Python.h":
+    object PyMemoryView_FromMemory(char* mem, Py_ssize_t size, int flags)
+    int PyBUF_READ
+
+
+cdef void set_mark_columns(TokenArray result, const Py_ssize_t* indices, Py_ssize_t n,
+                           object rejected) except *:
+    """set_marks from a column of indices (a reader that keeps them so, not in a
+    MarkList): one copy into the result's array."""
+    cdef object invalid = new_array("q")
+    if sizeof(Py_ssize_t) == 8:
+        invalid.frombytes(PyMemoryView_FromMemory(<char*>indices, 8 * n, PyBUF_READ))
+    else:
+        invalid.extend([indices[i] for i in range(n)])
+    result._invalid = invalid
+    result._rejected = rejected
+
+
 @cython.final
 cdef class TokenArray:
     """The result of ``parse_many``: one 5-byte record per token.

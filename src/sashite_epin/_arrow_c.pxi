@@ -67,6 +67,17 @@ cdef extern from "_columns.h" nogil:
         int kernel, const unsigned char* v, Py_ssize_t i, Py_ssize_t count,
         const uint8_t* bits, int64_t bit, unsigned char* out, const uint64_t* records,
         int epin)
+    # The same under errors="mark": entries that are null or no token get the zero
+    # record and their positions in marks[m[0] ..], and the reading goes on
+    bint kernel_marking_lanes "sashite_kernel_marking_lanes"(int kernel)
+    Py_ssize_t offsets_lanes_marking "sashite_offsets_lanes_marking"(
+        int kernel, int large, const unsigned char* data, const void* o, Py_ssize_t i,
+        Py_ssize_t count, int64_t end, const uint8_t* bits, int64_t bit, unsigned char* out,
+        const uint64_t* records, int epin, Py_ssize_t* marks, Py_ssize_t* m)
+    Py_ssize_t views_lanes_marking "sashite_views_lanes_marking"(
+        int kernel, const unsigned char* v, Py_ssize_t i, Py_ssize_t count,
+        const uint8_t* bits, int64_t bit, unsigned char* out, const uint64_t* records,
+        int epin, Py_ssize_t* marks, Py_ssize_t* m)
 
 # The layout of a string column, from its schema's format.
 cdef enum:
@@ -438,15 +449,34 @@ cdef struct Sink:
     Py_ssize_t count
     Py_ssize_t room
     bint mark
-    MarkList marked      # start: the entry's index in its chunk
+    # errors="mark": the marked entries as columns, each one's index in the result and
+    # its reason (its index in its piece is index - the piece's first)
+    Py_ssize_t* marked
+    unsigned char* reasons
+    Py_ssize_t marked_count, marked_room
     Failure failure      # the first invalid entry (errors="raise")
 
 
 cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
     cdef unsigned char* grown
     cdef Py_ssize_t room
+    cdef void* column
     if more > (PY_SSIZE_T_MAX - SLACK) // 5 - s.count:
         return -1  # more entries than memory holds: a MemoryError, not an overflow
+    # Room for every one of them to be marked: the lane readers write positions there
+    # without a check (memory never touched costs nothing)
+    if s.mark and s.marked_count + more > s.marked_room:
+        room = max(s.marked_room * 2, s.marked_count + more)
+        column = records_grow(s.marked, sizeof(Py_ssize_t) * s.marked_count,
+                              sizeof(Py_ssize_t) * room + 64)
+        if column == NULL:
+            return -1
+        s.marked = <Py_ssize_t*>column
+        column = records_grow(s.reasons, s.marked_count, room + 64)
+        if column == NULL:
+            return -1
+        s.reasons = <unsigned char*>column
+        s.marked_room = room
     if s.count + more <= s.room:
         return 0
     room = max(s.room * 2, s.count + more)
@@ -466,8 +496,11 @@ cdef inline int sink_put(Sink* s, int code, Py_ssize_t chunk_index) noexcept nog
         return S_TOKEN
     else:
         memset(s.records + 5 * s.count, 0, 8)
-        if mark_add(&s.marked, s.count, chunk_index, 0, -code) < 0:
+        if s.marked_count == s.marked_room and sink_reserve(s, 1) < 0:
             return S_MEMORY
+        s.marked[s.marked_count] = s.count
+        s.reasons[s.marked_count] = <unsigned char>-code
+        s.marked_count += 1
     s.count += 1
     return S_OK
 
@@ -519,9 +552,38 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef int code, status = S_OK
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel)
+    cdef bint marking = s.mark and kernel_marking_lanes(kernel)
+    cdef Py_ssize_t k, m, q
     while i < length:
         upto = length
-        if simd:
+        if marking:
+            # Nulls and entries that are no token stay in the lanes (the zero record,
+            # their positions kept); the exact code reads those after, then the group
+            # the lanes stopped at, if any
+            k = m = s.marked_count
+            i = offsets_lanes_marking(kernel, offset_t is int64_t, data, o, i, length, end,
+                                      bits, first, out, records_by_index, epin, s.marked,
+                                      &m)
+            for q in range(k, m):
+                e = s.marked[q]
+                j = first + e
+                if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
+                    code = -R_MISSING
+                else:
+                    start, stop = o[e], o[e + 1]
+                    if start < 0 or stop < start or stop > end:
+                        s.count = base + e
+                        return S_OFFSETS
+                    code = text_code(data + start, stop - start, epin)
+                if code >= 0:
+                    memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
+                else:
+                    s.marked[k] = base + e
+                    s.reasons[k] = <unsigned char>-code
+                    k += 1
+            s.marked_count = k
+            upto = min(i + 8, length)
+        elif simd:
             i = offsets_lanes(kernel, offset_t is int64_t, data, o, i, length, end, bits,
                               first, out, records_by_index, epin)
             upto = min(i + 8, length)
@@ -577,9 +639,35 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef int code, status = S_OK
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel)
+    cdef bint marking = s.mark and kernel_marking_lanes(kernel)
+    cdef Py_ssize_t k, m, q
     while i < length:
         upto = length
-        if simd:
+        if marking:  # as scan_offsets does
+            k = m = s.marked_count
+            i = views_lanes_marking(kernel, view, i, length, bits, first, out,
+                                    records_by_index, epin, s.marked, &m)
+            for q in range(k, m):
+                e = s.marked[q]
+                j = first + e
+                if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
+                    code = -R_MISSING
+                else:
+                    memcpy(&n, view + 16 * e, 4)
+                    status = view_text(values, view + 16 * e, n, &p, &size)
+                    if status != S_OK:
+                        s.count = base + e
+                        return status
+                    code = text_code(p, size, epin)
+                if code >= 0:
+                    memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
+                else:
+                    s.marked[k] = base + e
+                    s.reasons[k] = <unsigned char>-code
+                    k += 1
+            s.marked_count = k
+            upto = min(i + 8, length)
+        elif simd:
             i = views_lanes(kernel, view, i, length, bits, first, out, records_by_index, epin)
             upto = min(i + 8, length)
         for e in range(i, upto):
@@ -791,38 +879,53 @@ cdef struct KeptTexts:  # the marked entries' texts, copied while their chunk is
     bint any_none
 
 
-cdef int keep_rejected(Sink* s, Py_ssize_t first, const ArrowArray* chunk, ColumnType t,
-                       KeptTexts* kept) noexcept nogil:
-    """The texts of the entries marked from marks[first] on, copied while the chunk is
-    still held (no object made: _marks.MarkedTexts makes the errors' tokens when they
-    are read).  -1: out of memory."""
-    cdef Py_ssize_t j
+cdef int keep_rejected(Sink* s, Py_ssize_t first, Py_ssize_t base,
+                       const ArrowArray* chunk, ColumnType t, KeptTexts* kept) noexcept nogil:
+    """The texts of the entries marked from marks[first] on (base: the index of the
+    chunk's entry 0), copied while the chunk is still held (no object made:
+    _marks.MarkedTexts makes the errors' tokens when they are read).  -1: out of
+    memory."""
+    cdef Py_ssize_t j, room
     cdef const unsigned char* p
-    cdef int64_t n
-    cdef bint some
+    cdef int64_t n, b
+    cdef bint some, plain = not t.in_struct and not t.index_size and t.layout != A_NULL
     cdef void* more
-    for j in range(first, s.marked.count):
-        some = s.marked.items[j].reason != R_MISSING and entry_bytes(
-            chunk, t, s.marked.items[j].start, &p, &n)
+    cdef Reader values
+    # A plain column's reader is opened once (entry_bytes opens one an entry)
+    if plain and open_reader(&values, chunk, t.layout) != S_OK:
+        plain = False
+    if kept.count + s.marked_count - first > kept.room:
+        room = max(2 * kept.room, kept.count + s.marked_count - first)
+        more = records_grow(kept.ends, 8 * kept.count, 8 * room)
+        if more == NULL:
+            return -1
+        kept.ends = <int64_t*>more
+        more = records_grow(kept.nones, kept.count, room)
+        if more == NULL:
+            return -1
+        kept.nones = <unsigned char*>more
+        kept.room = room
+    for j in range(first, s.marked_count):
+        if s.reasons[j] == R_MISSING:
+            some = False
+        elif plain:
+            some = (not is_null(chunk, s.marked[j] - base)
+                    and entry_text(&values, s.marked[j] - base, &p, &n) == S_OK)
+        else:
+            some = entry_bytes(chunk, t, s.marked[j] - base, &p, &n)
         if not some:
             n = 0
-        if kept.count == kept.room:
-            kept.room = 2 * kept.room + 256
-            more = records_realloc(kept.ends, 8 * kept.room)
-            if more == NULL:
-                return -1
-            kept.ends = <int64_t*>more
-            more = records_realloc(kept.nones, kept.room)
-            if more == NULL:
-                return -1
-            kept.nones = <unsigned char*>more
         if kept.used + n > kept.text_room:
-            kept.text_room = 2 * (kept.used + n) + 4096
-            more = records_realloc(kept.texts, kept.text_room)
+            # room for the rest at a token's size too, so it is seldom grown
+            kept.text_room = 2 * (kept.used + n) + 4 * (s.marked_count - j) + 4096
+            more = records_grow(kept.texts, kept.used, kept.text_room)
             if more == NULL:
                 return -1
             kept.texts = <unsigned char*>more
-        if n:
+        if n <= 16:  # a token's size: no call to memcpy for a few bytes
+            for b in range(n):
+                kept.texts[kept.used + b] = p[b]
+        else:
             memcpy(kept.texts + kept.used, p, n)
         kept.used += n
         kept.ends[kept.count] = kept.used
@@ -842,8 +945,6 @@ cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
     cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
     cdef bytes reasons
-    cdef unsigned char* reason
-    cdef Py_ssize_t j
     if fit == NULL and s.records != NULL:
         raise MemoryError()
     result.records, result.count, result.epin = fit, s.count, epin
@@ -852,12 +953,9 @@ cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
         result.records = <unsigned char*>records_alloc(SLACK)
         if result.records == NULL:
             raise MemoryError()
-    if s.marked.count:
-        reasons = PyBytes_FromStringAndSize(NULL, s.marked.count)
-        reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # new: ours alone
-        for j in range(s.marked.count):
-            reason[j] = <unsigned char>s.marked.items[j].reason
-        set_marks(result, &s.marked, _marks.MarkedTexts(
+    if s.marked_count:
+        reasons = PyBytes_FromStringAndSize(<const char*>s.reasons, s.marked_count)
+        set_mark_columns(result, s.marked, s.marked_count, _marks.MarkedTexts(
             PyBytes_FromStringAndSize(<char*>kept.texts, kept.used),
             int64_column(kept.ends, kept.count), reasons, None,
             None if binary else "replace",
@@ -873,18 +971,18 @@ cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epi
     column.  Its records are reserved whole first, so the pieces allocate nothing."""
     cdef ArrowArray piece = chunk[0]
     cdef int64_t start = 0, stop
-    cdef Py_ssize_t first
+    cdef Py_ssize_t first, base
     cdef int status
     if sink_reserve(sink, chunk.length) < 0:
         raise MemoryError()
     while True:
         stop = min(chunk.length, start + piece_entries())
         piece.offset, piece.length = chunk.offset + start, stop - start
-        first = sink.marked.count
+        first, base = sink.marked_count, sink.count
         with nogil:
             status = scan_chunk(sink, &piece, t, epin)
         check_status(status, sink, &piece, t, epin)
-        if keep_rejected(sink, first, &piece, t, kept) < 0:
+        if keep_rejected(sink, first, base, &piece, t, kept) < 0:
             raise MemoryError()
         if stop >= chunk.length:
             return 0
@@ -914,7 +1012,8 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
         return finish(&sink, epin, &kept, t.binary)
     finally:
         records_free(sink.records)
-        mark_list_free(&sink.marked)
+        records_free(sink.marked)
+        records_free(sink.reasons)
         kept_free(&kept)
     # The capsules release the structs when they are collected.
 
@@ -962,7 +1061,8 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
         release_schema(&schema)
         records_free(sink.records)
         kept_free(&kept)
-        mark_list_free(&sink.marked)
+        records_free(sink.marked)
+        records_free(sink.reasons)
 
 
 cdef int raise_stream_error(ArrowArrayStream* stream) except -1:

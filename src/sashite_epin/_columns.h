@@ -44,6 +44,18 @@ static inline int sashite_valid8(const uint8_t *bits, int64_t j)
     return (v & 0xFF) == 0xFF;
 }
 
+/* The 8 validity bits from bit j (0xFF where bits is NULL: no nulls). */
+static inline unsigned sashite_bits8(const uint8_t *bits, int64_t j)
+{
+    unsigned v;
+    if (bits == NULL)
+        return 0xFF;
+    v = bits[j >> 3] >> (j & 7);
+    if (j & 7)
+        v |= (unsigned)bits[(j >> 3) + 1] << (8 - (j & 7));
+    return v & 0xFF;
+}
+
 /* After a group loader copies the offsets it read: an empty asm that may have written
  * the copy, so the compiler keeps reading the copy and never reads the column again in
  * its place (which it may, for a copy of memory nothing it sees writes). */
@@ -135,6 +147,42 @@ static inline int sashite_group64_avx2(const unsigned char *data, const int64_t 
                          _mm256_and_si256(_mm256_cmpgt_epi64(n1, zero), _mm256_cmpgt_epi64(five, n1))));
     if (_mm256_movemask_pd(_mm256_castsi256_pd(inside)) != 0xF)
         return 0;
+    _mm256_storeu_si256((__m256i *)at, s0);
+    _mm256_storeu_si256((__m256i *)(at + 4), s1);
+    SASHITE_STORED(at);
+    *n = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n0, low))),
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(n1, low)), 1);
+    *w = SASHITE_WORDS8(data, at);
+    return 1;
+}
+
+/* large_utf8 under errors="mark": the starts checked as above, but a length outside
+ * 1-4 (a null's 0, a longer entry) gives lane length 0, which the rule refuses, not a
+ * stop: the group is read on and that lane marked. */
+SASHITE_AVX2_TARGET
+static inline int sashite_group64_marking_avx2(const unsigned char *data, const int64_t *o,
+                                               __m256i limit, __m256i *n, __m256i *w)
+{
+    const __m256i before = _mm256_set1_epi64x(-1), zero = _mm256_setzero_si256(),
+                  five = _mm256_set1_epi64x(5), low = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    int64_t at[8];
+    __m256i s0 = _mm256_loadu_si256((const __m256i *)o);
+    __m256i s1 = _mm256_loadu_si256((const __m256i *)(o + 4));
+    __m256i n0 = _mm256_sub_epi64(
+        _mm256_alignr_epi8(_mm256_permute2x128_si256(s0, s1, 0x21), s0, 8), s0);
+    __m256i n1 = _mm256_sub_epi64(
+        _mm256_alignr_epi8(_mm256_permute2x128_si256(s1, _mm256_set1_epi64x(o[8]), 0x21), s1, 8),
+        s1);
+    __m256i inside = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpgt_epi64(s0, before), _mm256_cmpgt_epi64(limit, s0)),
+        _mm256_and_si256(_mm256_cmpgt_epi64(s1, before), _mm256_cmpgt_epi64(limit, s1)));
+    if (_mm256_movemask_pd(_mm256_castsi256_pd(inside)) != 0xF)
+        return 0;
+    n0 = _mm256_and_si256(n0, _mm256_and_si256(_mm256_cmpgt_epi64(n0, zero),
+                                               _mm256_cmpgt_epi64(five, n0)));
+    n1 = _mm256_and_si256(n1, _mm256_and_si256(_mm256_cmpgt_epi64(n1, zero),
+                                               _mm256_cmpgt_epi64(five, n1)));
     _mm256_storeu_si256((__m256i *)at, s0);
     _mm256_storeu_si256((__m256i *)(at + 4), s1);
     SASHITE_STORED(at);
@@ -352,6 +400,68 @@ static inline Py_ssize_t sashite_offsets_lanes(int kernel, int large, const unsi
     default:
         return i;
     }
+}
+
+/* The same under errors="mark" (x86 kernels; i itself under any other): a group of
+ * eight with a null or an entry that is no token is written (the zero record there)
+ * and read on, each such entry's position appended to marks[*m ..] (room for
+ * count - i more); only a group whose offsets leave the buffer stops them. */
+static inline Py_ssize_t sashite_offsets_lanes_marking(
+    int kernel, int large, const unsigned char *data, const void *o, Py_ssize_t i,
+    Py_ssize_t count, int64_t end, const uint8_t *bits, int64_t bit, unsigned char *out,
+    const uint64_t *records, int epin, Py_ssize_t *marks, Py_ssize_t *m)
+{
+    const int32_t *o32 = (const int32_t *)o;
+    const int64_t *o64 = (const int64_t *)o;
+    (void)data, (void)o32, (void)o64, (void)count, (void)end, (void)bits, (void)bit, (void)out;
+    (void)records, (void)epin, (void)marks, (void)m;
+    switch (kernel * 2 + !!large) {
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512 * 2:
+        return sashite_offsets32_marking_avx512(data, o32, i, count, end, bits, bit, out,
+                                                records, epin, marks, m);
+    case SASHITE_KERNEL_AVX512 * 2 + 1:
+        return sashite_offsets64_marking_avx512(data, o64, i, count, end, bits, bit, out,
+                                                records, epin, marks, m);
+    case SASHITE_KERNEL_AVX2 * 2:
+        return sashite_offsets32_marking_avx2(data, o32, i, count, end, bits, bit, out,
+                                              records, epin, marks, m);
+    case SASHITE_KERNEL_AVX2 * 2 + 1:
+        return sashite_offsets64_marking_avx2(data, o64, i, count, end, bits, bit, out,
+                                              records, epin, marks, m);
+#endif
+    default:
+        return i;
+    }
+}
+
+static inline Py_ssize_t sashite_views_lanes_marking(int kernel, const unsigned char *v,
+                                                     Py_ssize_t i, Py_ssize_t count,
+                                                     const uint8_t *bits, int64_t bit,
+                                                     unsigned char *out,
+                                                     const uint64_t *records, int epin,
+                                                     Py_ssize_t *marks, Py_ssize_t *m)
+{
+    (void)v, (void)count, (void)bits, (void)bit, (void)out, (void)records, (void)epin;
+    (void)marks, (void)m;
+    switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512:
+        return sashite_views_marking_avx512(v, i, count, bits, bit, out, records, epin, marks,
+                                            m);
+    case SASHITE_KERNEL_AVX2:
+        return sashite_views_marking_avx2(v, i, count, bits, bit, out, records, epin, marks,
+                                          m);
+#endif
+    default:
+        return i;
+    }
+}
+
+/* Whether a kernel has the marking readers above. */
+static inline int sashite_kernel_marking_lanes(int kernel)
+{
+    return sashite_kernel_avx2_loops(kernel);
 }
 
 static inline Py_ssize_t sashite_views_lanes(int kernel, const unsigned char *v, Py_ssize_t i,

@@ -277,6 +277,31 @@ static inline Py_ssize_t sashite_fixed_lanes(int kernel, int wide, const unsigne
     }
 }
 
+/* sashite_fixed_lanes under errors="mark" (x86 kernels; i itself under any other):
+ * see kernels/generic/fixed.h. */
+static inline Py_ssize_t sashite_fixed_lanes_marking(int kernel, int wide,
+                                                     const unsigned char *base, Py_ssize_t i,
+                                                     Py_ssize_t count, Py_ssize_t width,
+                                                     unsigned char *out,
+                                                     const uint64_t *records, int epin,
+                                                     Py_ssize_t *marks, Py_ssize_t *m)
+{
+    (void)wide, (void)base, (void)count, (void)width, (void)out, (void)records, (void)epin;
+    (void)marks, (void)m;
+    switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512:
+        return (wide ? sashite_fixed_u_marking_avx512 : sashite_fixed_s_marking_avx512)(
+            base, i, count, width, out, records, epin, marks, m);
+    case SASHITE_KERNEL_AVX2:
+        return (wide ? sashite_fixed_u_marking_avx2 : sashite_fixed_s_marking_avx2)(
+            base, i, count, width, out, records, epin, marks, m);
+#endif
+    default:
+        return i;
+    }
+}
+
 static inline Py_ssize_t sashite_strings_lanes(int kernel, const unsigned char *base,
                                                Py_ssize_t i, Py_ssize_t count,
                                                unsigned char *out, const uint64_t *records,

@@ -120,6 +120,57 @@ static SASHITE_NOINLINE Py_ssize_t sashite_str_run_seen(const char *base, Py_ssi
     return i;
 }
 
+/* The two loops under errors="mark": an item sashite_str_record refuses gets the zero
+ * record and its position appended to marks[*m ..] (room for end - i more), and the
+ * loop goes on, so a column half missing or half invalid stays in it; the caller's
+ * exact scanner reads only the marked positions after.  The table remembers refused
+ * objects too (record 0): a column's None, or a typo repeated, is a load and a compare. */
+static SASHITE_NOINLINE void sashite_str_run_marking(const char *base, Py_ssize_t i,
+                                                     Py_ssize_t end, Py_ssize_t stride,
+                                                     unsigned char *out,
+                                                     const uint64_t *records, int epin,
+                                                     Py_ssize_t *marks, Py_ssize_t *m)
+{
+    uint64_t record;
+    Py_ssize_t k = *m;
+    for (; i < end; i++) {
+        record = sashite_str_record(*(PyObject *const *)(base + i * stride), records, epin);
+        memcpy(out + 5 * i, &record, 8);
+        marks[k] = i;
+        k += !record;
+    }
+    *m = k;
+}
+
+static SASHITE_NOINLINE void sashite_str_run_seen_marking(const char *base, Py_ssize_t i,
+                                                          Py_ssize_t end, Py_ssize_t stride,
+                                                          unsigned char *out,
+                                                          const uint64_t *records, int epin,
+                                                          sashite_seen *seen,
+                                                          Py_ssize_t *hits,
+                                                          Py_ssize_t *marks, Py_ssize_t *m)
+{
+    uint64_t record;
+    Py_ssize_t found = 0, k = *m;
+    for (; i < end; i++) {
+        PyObject *o = *(PyObject *const *)(base + i * stride);
+        sashite_seen *slot = sashite_seen_slot(seen, o);
+        if (slot->str == o) {
+            record = slot->record;
+            found++;
+        } else {
+            record = sashite_str_record(o, records, epin);
+            slot->str = o;
+            slot->record = record;
+        }
+        memcpy(out + 5 * i, &record, 8);
+        marks[k] = i;
+        k += !record;
+    }
+    *hits = found;
+    *m = k;
+}
+
 /* Under AVX2 and AVX-512, items are read eight at a time: each one's type, state and
  * length are checked one by one (a str's bytes are read only once it is known to be
  * an exact compact-ASCII str of 1-4 characters), its length and bytes go into two
@@ -158,6 +209,40 @@ static inline int sashite_str_group8(const char *base, Py_ssize_t stride, __m256
     return 1;
 }
 #undef SASHITE_STR_LANE
+
+/* The same under errors="mark": an item that is not an exact compact-ASCII str of 1-4
+ * characters gets length 0, which the rule refuses. */
+#define SASHITE_STR_LANE_MARKING(K)                                                        \
+    o = *(PyObject *const *)(base + (K) * stride);                                        \
+    n##K = 0, w##K = 0;                                                                    \
+    if (Py_IS_TYPE(o, &PyUnicode_Type) && PyUnicode_IS_COMPACT_ASCII(o)) {                \
+        length = PyUnicode_GET_LENGTH(o);                                                  \
+        if ((size_t)(length - 1) <= 3) {                                                   \
+            p = (const unsigned char *)((PyASCIIObject *)o + 1);                           \
+            n##K = length;                                                                 \
+            w##K = (uint32_t)sashite_load16(p)                                             \
+                   | (uint32_t)sashite_load16(p + ((length >= 3) << 1)) << 16;             \
+        }                                                                                  \
+    }
+
+SASHITE_AVX2_TARGET
+static inline void sashite_str_group8_marking(const char *base, Py_ssize_t stride,
+                                              __m256i *n, __m256i *w)
+{
+    PyObject *o;
+    const unsigned char *p;
+    Py_ssize_t length;
+    Py_ssize_t n0, n1, n2, n3, n4, n5, n6, n7;
+    uint32_t w0, w1, w2, w3, w4, w5, w6, w7;
+    SASHITE_STR_LANE_MARKING(0) SASHITE_STR_LANE_MARKING(1) SASHITE_STR_LANE_MARKING(2)
+    SASHITE_STR_LANE_MARKING(3) SASHITE_STR_LANE_MARKING(4) SASHITE_STR_LANE_MARKING(5)
+    SASHITE_STR_LANE_MARKING(6) SASHITE_STR_LANE_MARKING(7)
+    *n = _mm256_setr_epi32((int)n0, (int)n1, (int)n2, (int)n3, (int)n4, (int)n5, (int)n6,
+                           (int)n7);
+    *w = _mm256_setr_epi32((int)w0, (int)w1, (int)w2, (int)w3, (int)w4, (int)w5, (int)w6,
+                           (int)w7);
+}
+#undef SASHITE_STR_LANE_MARKING
 
 /* The readers, one per x86 kernel (kernels/generic/strs.h). */
 #define SASHITE_READERS "strs.h"
@@ -233,6 +318,25 @@ static Py_ssize_t sashite_str_plain(const char *base, Py_ssize_t i, Py_ssize_t e
     return i;
 }
 
+/* sashite_str_plain under errors="mark": every item i..end-1 written, the refused
+ * ones' positions appended to marks[*m ..] (room for end - i more).  NEON reads these
+ * one at a time (no marking lanes there yet): the same records and marks. */
+static void sashite_str_plain_marking(const char *base, Py_ssize_t i, Py_ssize_t end,
+                                      Py_ssize_t stride, unsigned char *out,
+                                      const uint64_t *records, int epin, int kernel,
+                                      Py_ssize_t *marks, Py_ssize_t *m)
+{
+#ifdef SASHITE_EPIN_AVX2
+    if (kernel == SASHITE_KERNEL_AVX512)
+        i = sashite_str_lanes_marking_avx512(base, i, end, stride, out, records, epin, marks,
+                                             m);
+    else if (kernel == SASHITE_KERNEL_AVX2)
+        i = sashite_str_lanes_marking_avx2(base, i, end, stride, out, records, epin, marks, m);
+#endif
+    (void)kernel;
+    sashite_str_run_marking(base, i, end, stride, out, records, epin, marks, m);
+}
+
 /* One call's reader: the address table and how many chunks it rests.  It outlives
  * each stop at an item the fast loop refuses, so the caller can read that item
  * exactly and hand the rest back (a list with missing values stays on the fast loop
@@ -300,6 +404,34 @@ static Py_ssize_t sashite_str_records(sashite_str_reader *r, const char *base, P
         i = end;
     }
     return i;
+}
+
+/* sashite_str_records under errors="mark": every item i..count-1 written, the zero
+ * record and its position in marks[*m ..] (room for count - i more) for each item
+ * sashite_str_record refuses, which the caller's exact scanner then reads. */
+static void sashite_str_records_marking(sashite_str_reader *r, const char *base,
+                                        Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride,
+                                        unsigned char *out, const uint64_t *records, int epin,
+                                        Py_ssize_t *marks, Py_ssize_t *m)
+{
+    Py_ssize_t end, hits;
+    while (i < count) {
+        end = count - i > SASHITE_SEEN_CHUNK ? i + SASHITE_SEEN_CHUNK : count;
+        if (r->seen == NULL || r->rest > 0) {
+            sashite_str_plain_marking(base, i, end, stride, out, records, epin, r->kernel,
+                                      marks, m);
+            if (r->rest > 0)
+                r->rest--;
+        } else {
+            sashite_str_run_seen_marking(base, i, end, stride, out, records, epin, r->seen,
+                                         &hits, marks, m);
+            if (!r->warming
+                && 8 * hits < (sashite_kernel_lanes(r->kernel) ? 7 : 6) * (end - i))
+                r->rest = SASHITE_SEEN_REST;
+            r->warming = 0;
+        }
+        i = end;
+    }
 }
 
 #endif

@@ -151,8 +151,8 @@ static inline sashite_keys8 sashite_keys8_make(void)
  * past the length are anything).  Sets *index to the record indexes (letter byte |
  * flags << 8) and returns whether all eight are tokens. */
 SASHITE_AVX2_TARGET
-static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *index,
-                                     const sashite_keys8 *k)
+static inline __m256i sashite_rule8_avx2(__m256i n, __m256i w, int epin, __m256i *index,
+                                         const sashite_keys8 *k)
 {
     __m256i bits = _mm256_slli_epi32(n, 3);
     /* the low n bytes: a shift by 32 (n = 4) gives 0, so nothing is cleared */
@@ -190,7 +190,37 @@ static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *in
     if (!epin) /* PIN has no derivation marker */
         ok = _mm256_andnot_si256(derived, ok);
     *index = _mm256_sub_epi32(letter, _mm256_slli_epi32(flags, 8));
+    return ok;
+}
+
+/* The rule's record indexes; whether all eight lanes are tokens. */
+SASHITE_AVX2_TARGET
+static inline int sashite_keys8_avx2(__m256i n, __m256i w, int epin, __m256i *index,
+                                     const sashite_keys8 *k)
+{
+    __m256i ok = sashite_rule8_avx2(n, w, epin, index, k);
     return _mm256_movemask_ps(_mm256_castsi256_ps(ok)) == 0xFF;
+}
+
+/* Under errors="mark": each lane's record index, 0 (whose record is 0) for a lane that
+ * is no token or is null (its bit in valid clear), and the position (at + lane) of each such lane appended to
+ * marks[*m ..]. */
+SASHITE_AVX2_TARGET
+static inline __m256i sashite_mark8_index_avx2(__m256i n, __m256i w, int epin,
+                                               const sashite_keys8 *k, unsigned valid,
+                                               Py_ssize_t at, Py_ssize_t *marks,
+                                               Py_ssize_t *m)
+{
+    const __m256i lane = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256i index;
+    __m256i ok = sashite_rule8_avx2(n, w, epin, &index, k);
+    /* valid: bit j clear where lane j is null (a validity bitmap's 8 bits) */
+    ok = _mm256_and_si256(
+        ok, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)valid), lane), lane));
+    unsigned refused = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ok)) & 0xFFu;
+    for (; refused; refused &= refused - 1)
+        marks[(*m)++] = at + sashite_ctz64(refused);
+    return _mm256_and_si256(index, ok);
 }
 
 SASHITE_AVX2_TARGET
@@ -211,6 +241,15 @@ static inline int sashite_index8_avx2(__m256i n, __m256i w, int epin, const sash
         return 0;
     _mm_storeu_si128((__m128i *)to, sashite_narrow_avx2(index));
     return 1;
+}
+
+SASHITE_AVX2_TARGET
+static inline void sashite_mark8_avx2(__m256i n, __m256i w, int epin, const sashite_keys8 *k,
+                                      uint16_t *to, unsigned valid, Py_ssize_t at,
+                                      Py_ssize_t *marks, Py_ssize_t *m)
+{
+    __m256i index = sashite_mark8_index_avx2(n, w, epin, k, valid, at, marks, m);
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx2(index));
 }
 
 /* What the lane readers' loop (generic/lanes.h) declares under this kernel: the

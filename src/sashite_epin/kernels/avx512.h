@@ -149,6 +149,15 @@ static inline int sashite_index8_avx512(__m256i n, __m256i w, int epin,
     return 1;
 }
 
+SASHITE_AVX512_TARGET
+static inline void sashite_mark8_avx512(__m256i n, __m256i w, int epin,
+                                        const sashite_keys8 *k, uint16_t *to, unsigned valid,
+                                        Py_ssize_t at, Py_ssize_t *marks, Py_ssize_t *m)
+{
+    __m256i index = sashite_mark8_index_avx2(n, w, epin, k, valid, at, marks, m);
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(index));
+}
+
 /* What the lane readers' loop declares under this kernel: AVX2's, the constants pinned
  * to registers (32 of them here). */
 #define SASHITE_LANES_STATE_AVX512                                                         \

@@ -54,3 +54,51 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_views)(
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
+
+/* The same three under errors="mark" (_columns.h: sashite_offsets_lanes_marking): a
+ * null, or an entry that is no token, gets the zero record and its position in
+ * marks[*marked ..]; only a group whose starts leave the buffer stops them. */
+SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_offsets32_marking)(
+    const unsigned char *data, const int32_t *o, Py_ssize_t i, Py_ssize_t count, int64_t end,
+    const uint8_t *bits, int64_t bit, unsigned char *out, const uint64_t *records, int epin,
+    Py_ssize_t *marks, Py_ssize_t *marked)
+{
+    const __m256i limit = _mm256_set1_epi32((int32_t)(end - 3));
+    if (end < 3)
+        return i;
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (SASHITE_NAMED(sashite_group32)(data, o + (I), limit, &n, &w)                          \
+     && (SASHITE_MARK8(n, w, epin, &keys, TO, sashite_bits8(bits, bit + (I)), I, marks,     \
+                       marked), 1))
+#include "lanes.h"
+#undef SASHITE_LANES_GROUP
+}
+
+SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_offsets64_marking)(
+    const unsigned char *data, const int64_t *o, Py_ssize_t i, Py_ssize_t count, int64_t end,
+    const uint8_t *bits, int64_t bit, unsigned char *out, const uint64_t *records, int epin,
+    Py_ssize_t *marks, Py_ssize_t *marked)
+{
+    const __m256i limit = _mm256_set1_epi64x(end - 3);
+    if (end < 3)
+        return i;
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_group64_marking_avx2(data, o + (I), limit, &n, &w)                            \
+     && (SASHITE_MARK8(n, w, epin, &keys, TO, sashite_bits8(bits, bit + (I)), I, marks,     \
+                       marked), 1))
+#include "lanes.h"
+#undef SASHITE_LANES_GROUP
+}
+
+SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_views_marking)(
+    const unsigned char *v, Py_ssize_t i, Py_ssize_t count, const uint8_t *bits, int64_t bit,
+    unsigned char *out, const uint64_t *records, int epin, Py_ssize_t *marks,
+    Py_ssize_t *marked)
+{
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_group_views_avx2(v + 16 * (I), &n, &w),                                       \
+     SASHITE_MARK8(n, w, epin, &keys, TO, sashite_bits8(bits, bit + (I)), I, marks,         \
+                   marked), 1)
+#include "lanes.h"
+#undef SASHITE_LANES_GROUP
+}

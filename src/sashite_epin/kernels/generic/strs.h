@@ -14,3 +14,18 @@ SASHITE_TARGET static SASHITE_NOINLINE Py_ssize_t SASHITE_NAMED(sashite_str_lane
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
+
+/* The same under errors="mark": a group is never refused; an item that is no token
+ * (or no exact compact-ASCII str of 1-4 characters) gets the zero record and its
+ * position in marks[*marked ..] (room for count - i more), and the reading goes on.
+ * Returns where the groups end (the last 1-7 items are the caller's). */
+SASHITE_TARGET static SASHITE_NOINLINE Py_ssize_t SASHITE_NAMED(sashite_str_lanes_marking)(
+    const char *base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t stride, unsigned char *out,
+    const uint64_t *records, int epin, Py_ssize_t *marks, Py_ssize_t *marked)
+{
+#define SASHITE_LANES_GROUP(I, TO)                                                         \
+    (sashite_str_group8_marking(base + (I) * stride, stride, &n, &w),                      \
+     SASHITE_MARK8(n, w, epin, &keys, TO, 0xFFu, I, marks, marked), 1)
+#include "lanes.h"
+#undef SASHITE_LANES_GROUP
+}

@@ -7,6 +7,7 @@
 #define SASHITE_TARGET SASHITE_AVX2_TARGET
 #define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
 #define SASHITE_INDEX8 sashite_index8_avx2
+#define SASHITE_MARK8 sashite_mark8_avx2
 #define SASHITE_LANES_WRITE sashite_write_scalar
 #include SASHITE_READERS
 #include "undef.h"
@@ -14,6 +15,7 @@
 #define SASHITE_TARGET SASHITE_AVX512_TARGET
 #define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
 #define SASHITE_INDEX8 sashite_index8_avx512
+#define SASHITE_MARK8 sashite_mark8_avx512
 #define SASHITE_LANES_WRITE sashite_write_avx512
 #include SASHITE_READERS
 #include "undef.h"

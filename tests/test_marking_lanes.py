@@ -1,0 +1,196 @@
+"""Columns under errors="mark" whose marked entries stand at every lane position.
+
+The compiled core's lane readers (lists of str, Arrow columns, numpy S / U arrays) do
+not stop at a missing or invalid entry under errors="mark": they write its zero record,
+keep its position and read on, and the exact code reads only those positions after.
+Each kernel this CPU runs must then give what the twin gives: the records, the marked
+indices and every error's token, reason, index, offset and line; on columns holding one
+marked entry at each position of the first groups of eight, two next to each other, a
+marked entry on each side of every block edge (a group of 8, a batch of 512, the str
+table's chunk of 4096, a piece), half the entries marked, and every entry marked."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Iterator
+from types import ModuleType
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import CORES
+
+from sashite_epin import _core_py
+
+COMPILED = [core for core in CORES if core.IMPLEMENTATION == "cython"]
+KERNELS = [(core, kernel) for core in COMPILED for kernel in core.KERNELS]
+
+VALID = ["K", "+k^'", "-p", "S^", "r'", "+B", "k^"]
+# Entries the lanes refuse: near misses of every kind, and the exact code's own cases
+# (a non-ASCII str, a str subclass that is a token, which the exact code takes after all)
+INVALID = ["K^^", "+", "KQ", "", "k'^", "--p", "Q''", "x1", "+K^'X", "\u212a", "K" * 20]
+
+
+class Token(str):
+    """A str subclass: the lanes leave it to the exact code, which reads it as a str."""
+
+
+def columns(missing: bool) -> Iterator[list[object]]:
+    """Columns with marked entries around every edge the readers have."""
+    rng = random.Random(7)
+
+    def column(length: int, marked: set[int]) -> list[object]:
+        out: list[object] = []
+        for i in range(length):
+            if i in marked:
+                out.append(None if missing and i % 3 == 0 else rng.choice(INVALID))
+            else:
+                out.append(VALID[i % len(VALID)])
+        return out
+
+    for length in (1, 7, 8, 9, 16, 17, 24):
+        for at in range(length):
+            yield column(length, {at})
+        yield column(length, set(range(length)))
+    for at in range(23):
+        yield column(24, {at, at + 1})
+    for edge in (512, 4096):
+        for around in (-9, -8, -1, 0, 1, 8):
+            yield column(edge + 20, {edge + around, edge + around + 3})
+    yield column(9000, set(range(0, 9000, 2)))
+    yield column(9000, {i for i in range(9000) if rng.random() < 0.01})
+
+
+def outcome(core: ModuleType, data: object, epin: bool) -> object:
+    result = core.parse_many(data, epin, "mark")
+    errors = [(e.token, e.reason, e.index, e.position, e.line) for e in result.errors()]
+    return np.asarray(result).tobytes(), list(result.invalid), errors
+
+
+def assert_as_twin(
+    core: ModuleType, kernel: str, make: Callable[[list[object]], object], missing: bool
+) -> None:
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for entries in columns(missing):
+            data = make(entries)
+            for epin in (True, False):
+                assert outcome(core, data, epin) == outcome(_core_py, data, epin), (
+                    kernel,
+                    entries,
+                )
+    finally:
+        core.use_bytes_kernel(before)
+
+
+def ids(value: object) -> str:
+    return str(getattr(value, "IMPLEMENTATION", value))
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+@pytest.mark.parametrize("container", ["list", "tuple", "object array"])
+def test_objects_with_marks_at_every_lane(core: ModuleType, kernel: str, container: str) -> None:
+    def make(entries: list[object]) -> object:
+        # a subclass that is a token, and an item of another type that is missing
+        items = [Token(e) if e == "S^" else e for e in entries]
+        items = [float("nan") if e is None and i % 2 else e for i, e in enumerate(items)]
+        if container == "tuple":
+            return tuple(items)
+        if container == "object array":
+            return np.array(items, dtype=object)
+        return items
+
+    assert_as_twin(core, kernel, make, missing=True)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+def test_a_wrong_type_past_a_marked_entry_is_still_a_type_error(
+    core: ModuleType, kernel: str
+) -> None:
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for at in range(20):
+            items: list[object] = ["K"] * 20
+            items[at // 2] = None
+            items[at] = 3
+            for c in (core, _core_py):
+                with pytest.raises(TypeError, match=f"item {at} is int"):
+                    c.parse_many(items, True, "mark")
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+@pytest.mark.parametrize("kind", ["utf8", "large_utf8", "string_view", "dictionary", "chunked"])
+def test_arrow_columns_with_marks_and_nulls_at_every_lane(
+    core: ModuleType, kernel: str, kind: str
+) -> None:
+    def make(entries: list[object]) -> object:
+        texts = [e if e is None else str(e) for e in entries]
+        if kind == "string_view":
+            return pa.array(texts, pa.string_view())  # built, never cast
+        column = pa.array(texts, pa.string())
+        if kind == "large_utf8":
+            return column.cast(pa.large_string())
+        if kind == "dictionary":
+            return column.dictionary_encode()
+        if kind == "chunked":  # chunk edges inside and on the groups of eight
+            cuts = sorted({0, len(texts), *(c for c in (3, 8, 13, 511, 4100) if c < len(texts))})
+            return pa.chunked_array(
+                [column.slice(a, b - a) for a, b in itertools.pairwise(cuts)],
+                pa.string(),
+            )
+        return column
+
+    assert_as_twin(core, kernel, make, missing=True)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+def test_arrow_slices_start_the_validity_bitmap_at_every_bit(core: ModuleType, kernel: str) -> None:
+    texts = [None if i % 5 == 0 else VALID[i % 7] if i % 3 else "K^^" for i in range(60)]
+    column = pa.array(texts, pa.string())
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for start in range(9):
+            piece = column.slice(start, 40)
+            assert outcome(core, piece, True) == outcome(_core_py, piece, True), start
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+@pytest.mark.parametrize("dtype", ["S4", "U4", "S2", "U3"])
+def test_numpy_strings_with_marks_at_every_lane(core: ModuleType, kernel: str, dtype: str) -> None:
+    width = int(dtype[1:])
+
+    def make(entries: list[object]) -> object:
+        texts = ["K^^" if e is None else str(e)[:width] for e in entries]
+        if dtype.startswith("S"):
+            return np.array([t.encode("utf-8")[:width] for t in texts], dtype=dtype)
+        return np.array(texts, dtype=dtype)
+
+    assert_as_twin(core, kernel, make, missing=False)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+def test_marks_across_pieces(core: ModuleType, kernel: str) -> None:
+    """Pieces of a few entries: the positions the lanes keep start again each piece."""
+    entries: list[object] = [None if i % 3 == 0 else VALID[i % 7] if i % 2 else "KQ"
+                             for i in range(300)]  # fmt: skip
+    inputs: list[object] = [
+        entries,
+        pa.array(entries, pa.string()),
+        np.array(["KQ" if e is None else e for e in entries], dtype="U4"),
+    ]
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for size in (1, 5, 37, 64):
+            was = core.use_piece_size(size)
+            try:
+                for data in inputs:
+                    assert outcome(core, data, True) == outcome(_core_py, data, True), size
+            finally:
+                core.use_piece_size(was)
+    finally:
+        core.use_bytes_kernel(before)
