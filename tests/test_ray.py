@@ -4,7 +4,9 @@ tests that need it skip where ray is not installed: ``pip install '.[engines]'``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -103,3 +105,16 @@ def test_tokens_in_a_real_ray(local_ray: Any) -> None:
     want = engine.tokens("board")(TEXTS).to_pylist()
     key = lambda row: (row["game"], row["offset"])  # noqa: E731
     assert sorted(out, key=key) == sorted(want, key=key)
+
+
+@ray_warnings
+def test_the_docs_ray_job_runs(local_ray: Any) -> None:
+    # docs/engines.md shows it as text (its page runs without Ray): run it here, as shown.
+    page = (Path(__file__).parent.parent / "docs" / "engines.md").read_text()
+    section = page.split("## Ray", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"^```text\n(.*?)^```$", section, re.S | re.M)
+    names: dict[str, Any] = {}
+    exec(compile(code, "docs/engines.md", "exec"), names)
+    out = pa.concat_tables(local_ray.get(names["reasons"])).sort_by("square")
+    assert out.column("piece_reason").to_pylist() == ["MISSING", None, "OTHER_CHARACTER"]
+    assert out.column_names[:3] == ["square", "token", "piece_abbr"]

@@ -81,8 +81,8 @@ def requested_stream(result: Any, requested: object) -> object:
 
 def _honour(result: Any, requested: object) -> Any:
     """The export as a StructArray of the requested fields' types: the same names in
-    the same order, each field of its exported type or, for a dictionary field, of its
-    plain value type (string or large_string)."""
+    the same order, each field of its exported type or, for a dictionary or string
+    field, plain string or large_string."""
     pa = _pyarrow()
     wanted = pa.DataType._import_from_c_capsule(requested)
     array = pa.array(result)  # the export as written, no request
@@ -101,12 +101,15 @@ def _honour(result: Any, requested: object) -> Any:
         child = array.field(k)
         if want.type != field.type:
             strings = pa.types.is_string(want.type) or pa.types.is_large_string(want.type)
-            if not (pa.types.is_dictionary(field.type) and strings):
+            textual = pa.types.is_dictionary(field.type) or pa.types.is_string(field.type)
+            if not (textual and strings):
                 raise ValueError(
                     f"{result.notation} results export {field.name} as {field.type}, "
                     f"not {want.type}: sashite_epin.schema() gives the schemas it can export"
                 )
-            child = child.dictionary_decode().cast(want.type)
+            if pa.types.is_dictionary(field.type):
+                child = child.dictionary_decode()
+            child = child.cast(want.type)
         fields.append(child)
     # Entries are never null as a whole (an invalid one has null fields): no mask.
     return pa.StructArray.from_arrays(fields, fields=list(wanted))

@@ -127,8 +127,10 @@ def _counted(notation: Any, pair: Any, token: bool) -> Any:
 
 
 def _tokens(notation: Any, series: Any, errors: str) -> Any:
-    """tokenize()'s DataFrame: one row per token, row the input's row."""
-    return notation.tokenize_many(series, errors=errors).to_polars()
+    """tokenize()'s DataFrame: one row per token, row the input's row, reason of
+    reason()'s dtype."""
+    frame = notation.tokenize_many(series, errors=errors).to_polars()
+    return frame.with_columns(frame.get_column("reason").cast(_REASONS.dtype))
 
 
 class EpinExpr:
