@@ -616,16 +616,16 @@ cdef class TokenArray:
         (``sashite_epin.schema``), refused (ValueError) otherwise; it needs pyarrow."""
         cdef int shape = shape_of(self, False)
         if requested_schema is not None:
-            from sashite_epin import _schema  # pyarrow decodes the asked-for fields
-            return _schema.requested_array(self, requested_schema)
+            from sashite_epin import _requested  # pyarrow decodes the asked-for fields
+            return _requested.requested_array(self, requested_schema)
         return schema_capsule(shape), array_capsule(self, shape)
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
         DuckDB and pandas read; ``requested_schema`` as for ``__arrow_c_array__``."""
         if requested_schema is not None:
-            from sashite_epin import _schema  # pyarrow decodes the asked-for fields
-            return _schema.requested_stream(self, requested_schema)
+            from sashite_epin import _requested  # pyarrow decodes the asked-for fields
+            return _requested.requested_stream(self, requested_schema)
         return stream_capsule(self, shape_of(self, False))
 
     def by_row(self):

@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import _export_py, _frames, _marks, _schema
+from . import _export_py, _frames, _marks, _requested
 from ._errors import ParseError
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
 from ._messages import MISSING
@@ -266,14 +266,14 @@ class TokenArray:
         ``requested_schema`` is honoured where it is the export's or its plain form
         (``sashite_epin.schema``), refused (ValueError) otherwise; it needs pyarrow."""
         if requested_schema is not None:
-            return _schema.requested_array(self, requested_schema)
+            return _requested.requested_array(self, requested_schema)
         return self._arrow().__arrow_c_array__()  # type: ignore[no-any-return]
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
         DuckDB and pandas read; ``requested_schema`` as for ``__arrow_c_array__``."""
         if requested_schema is not None:
-            return _schema.requested_stream(self, requested_schema)
+            return _requested.requested_stream(self, requested_schema)
         return _export_py.stream(self._arrow()).__arrow_c_stream__()
 
     def to_arrow(self, *, token: bool = True, prefix: str = "") -> Any:

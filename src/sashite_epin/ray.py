@@ -25,7 +25,7 @@ import pyarrow
 
 from ._epin import Epin
 from ._pin import Pin
-from ._schema import plain
+from ._requested import plain
 
 _FORMS = ("dictionary", "plain")
 
