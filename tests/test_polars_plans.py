@@ -86,3 +86,14 @@ def test_reason_and_parses_reason_are_of_one_dtype() -> None:
     assert out["why"].to_list() == out["reason"].to_list() == [None, "OTHER_CHARACTER", "MISSING"]
     series = frame["token"]
     assert series.epin.parse(errors="mark")["reason"].dtype == series.epin.reason().dtype
+
+
+@pytest.mark.parametrize("name", ["piece", "row", "token"])
+def test_parse_is_named_as_its_column_whatever_the_name(name: str) -> None:
+    frame = pl.DataFrame({name: ["K^", "+p'"] * 3, "n": range(6)})
+    for errors in ("raise", "mark"):
+        out = frame.lazy().with_columns(pl.col(name).epin.parse(errors=errors)).collect()
+        assert out.columns == [name, "n"] and out.schema[name] == pl.Struct
+        assert out[name].struct.field("abbr").to_list() == ["K", "P"] * 3
+    bad = pl.DataFrame({name: ["K^", "K^^"]})
+    assert "at index 1:" in message(lambda: bad.select(pl.col(name).epin.parse()))

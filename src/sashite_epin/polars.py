@@ -112,17 +112,22 @@ def _fields_type(notation: Any, token: bool) -> Any:
     )
 
 
+# The row numbers' field beside the column in parse(errors="raise")'s struct: a name no
+# column of a frame is likely to have (the struct's two fields need distinct names).
+_ROW_FIELD = "__sashite_epin_row__"
+
+
 def _counted(notation: Any, pair: Any, token: bool) -> Any:
     """parse(errors="raise")'s batch: a struct of the tokens and their row numbers in the
     frame (polars hands a plan's column over in pieces, each numbered from 0), parsed,
     a ParseError naming the row in the frame rather than in the piece."""
-    series = pair.struct.field("token")
+    series, rows = pair.struct.unnest().get_columns()  # by position: any names
     try:
         return _fields(notation, series, "raise", token).to_struct(pair.name)
     except ParseError as error:
         if error.index is None:
             raise
-        row = pair.struct.field("row")[error.index]
+        row = rows[error.index]
         raise ParseError(error.token, error.reason, error.notation, row) from None
 
 
@@ -149,8 +154,9 @@ class EpinExpr:
         notation = self._notation
         dtype = _fields_type(notation, token)
         if errors == "raise":
-            rows = polars.int_range(polars.len(), dtype=polars.Int64).alias("row")
-            return polars.struct(self._expr.alias("token"), rows).map_batches(
+            # the struct is named as its first field, the expression: the output too
+            rows = polars.int_range(polars.len(), dtype=polars.Int64).alias(_ROW_FIELD)
+            return polars.struct(self._expr, rows).map_batches(
                 lambda pair: _counted(notation, pair, token),
                 return_dtype=dtype,
                 is_elementwise=True,
