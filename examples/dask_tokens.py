@@ -1,5 +1,5 @@
 """Parse a token column of a multi-file Parquet dataset with Dask: count the pieces,
-report the invalid rows.
+report the invalid rows and count them by reason.
 
     python examples/dask_tokens.py DATASET_DIR [--column NAME] [--threads]
 
@@ -57,14 +57,18 @@ def report(path: str, column: str) -> str:
     """The piece counts of the valid rows, then the invalid rows: how many, and a
     sample with their reasons."""
     parsed = parse_dataset(path, column)
-    counts, invalid = dask.compute(
-        parsed["abbr"].value_counts(), parsed.loc[~parsed["valid"], ["token", "reason"]]
+    counts, reasons, invalid = dask.compute(
+        parsed["abbr"].value_counts(),
+        parsed["reason"].value_counts(),  # the categorical's missing (valid) rows left out
+        parsed.loc[~parsed["valid"], ["token", "reason"]],
     )
     lines = ["abbr count", *(f"{abbr} {n}" for abbr, n in counts.sort_index().items() if n)]
     lines.append(f"invalid {len(invalid)}")
     for token, reason in invalid.head(SAMPLE).itertuples(index=False):
         shown = None if pd.isna(token) else token  # a missing value, not the text "nan"
         lines.append(f"  {shown!a} {reason}")  # !a: a look-alike shows as its escape
+    lines.append("reason count")
+    lines += [f"{reason} {n}" for reason, n in reasons.sort_index().items() if n]
     return "\n".join(lines)
 
 

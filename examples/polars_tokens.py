@@ -1,5 +1,6 @@
 """Parse a token column of a multi-file Parquet dataset with polars' streaming engine:
-count the pieces, report the invalid rows.  The same report as dask_tokens.py.
+count the pieces, report the invalid rows and count them by reason: the same report as
+dask_tokens.py.
 
     python examples/polars_tokens.py DATASET_DIR [--column NAME]
 
@@ -41,11 +42,19 @@ def report(path: str, column: str) -> str:
         pl.col(column), pl.col("epin_reason").cast(pl.String)
     )
     total = invalid.select(pl.len()).collect(engine="streaming").item()
+    reasons = (
+        invalid.group_by(pl.col("epin_reason"))
+        .len()
+        .sort("epin_reason")
+        .collect(engine="streaming")
+    )
     sample = invalid.head(SAMPLE).collect(engine="streaming")
     lines = ["abbr count", *(f"{abbr} {n}" for abbr, n in counts.iter_rows())]
     lines.append(f"invalid {total}")
     for token, reason in sample.iter_rows():
         lines.append(f"  {token!a} {reason}")  # !a: a look-alike shows as its escape
+    lines.append("reason count")
+    lines += [f"{reason} {n}" for reason, n in reasons.iter_rows()]
     return "\n".join(lines)
 
 

@@ -42,7 +42,7 @@ def test_pandas_series_accessor(notation: type, name: str) -> None:
     accessor = getattr(series, name)
     fields = accessor.parse(errors="mark")
     assert fields.index.equals(series.index)
-    assert fields.equals(notation.parse_many(series, errors="mark").to_pandas())  # type: ignore[attr-defined]
+    assert fields.equals(notation.parse_many(series, errors="mark").to_pandas(token=False))  # type: ignore[attr-defined]
     valid = accessor.is_valid()
     assert valid.dtype == bool and valid.index.equals(series.index) and valid.name == "token"
     assert valid.tolist() == expected(notation, list(series))

@@ -44,16 +44,23 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str | 
     return folder, everything
 
 
-def expected_report(tokens: list[str | None]) -> tuple[dict[str, int], int, list[str]]:
+Report = tuple[dict[str, int], int, list[str], dict[str, int]]
+
+
+def expected_report(tokens: list[str | None]) -> Report:
     result = Epin.parse_many(tokens, errors="mark")
     counts: dict[str, int] = {}
     for epin in result.valid():
         counts[epin.pin.abbr] = counts.get(epin.pin.abbr, 0) + 1
     sample = [f"{e.token!a} {e.reason.name}" for e in result.errors()[:5]]  # type: ignore[union-attr]
-    return counts, len(result.invalid), sample
+    reasons: dict[str, int] = {}
+    for error in result.errors():
+        name = error.reason.name  # type: ignore[union-attr]
+        reasons[name] = reasons.get(name, 0) + 1
+    return counts, len(result.invalid), sample, reasons
 
 
-def run_example(example: Path, *args: str) -> tuple[dict[str, int], int, list[str]]:
+def run_example(example: Path, *args: str) -> Report:
     done = subprocess.run(
         [sys.executable, str(example), *args], capture_output=True, text=True, timeout=240
     )
@@ -61,8 +68,11 @@ def run_example(example: Path, *args: str) -> tuple[dict[str, int], int, list[st
     lines = done.stdout.splitlines()
     assert lines[0] == "abbr count"
     at = next(i for i, line in enumerate(lines) if line.startswith("invalid "))
+    by = lines.index("reason count")
     counts = {abbr: int(n) for abbr, n in (line.split() for line in lines[1:at])}
-    return counts, int(lines[at].split()[1]), [line.strip() for line in lines[at + 1 :]]
+    reasons = {name: int(n) for name, n in (line.split() for line in lines[by + 1 :])}
+    sample = [line.strip() for line in lines[at + 1 : by]]
+    return counts, int(lines[at].split()[1]), sample, reasons
 
 
 @needs("distributed")

@@ -31,6 +31,7 @@ TWIN_ORDER = [
     "_inputs",
     "_selection",
     "_frames",
+    "_requested",
     "_marks",
     "_export_py",
     "_scan_py",

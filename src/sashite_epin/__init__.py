@@ -19,6 +19,7 @@ from ._errors import (
 from ._frames import TokenRows
 from ._layout import CODE_LIMIT
 from ._pin import Pin
+from ._schema import schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,4 +91,5 @@ __all__ = [
     "TokenArray",
     "TokenRows",
     "__version__",
+    "schema",
 ]

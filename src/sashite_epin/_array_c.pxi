@@ -629,13 +629,21 @@ cdef class TokenArray:
 
     def __arrow_c_array__(self, requested_schema=None):
         """The entries as one Arrow struct array (invalid entries null): what
-        ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read."""
+        ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read.  A
+        ``requested_schema`` is honoured where it is the export's or its plain form
+        (``sashite_epin.schema``), refused (ValueError) otherwise; it needs pyarrow."""
         cdef int shape = shape_of(self, False)
+        if requested_schema is not None:
+            from sashite_epin import _requested  # pyarrow decodes the asked-for fields
+            return _requested.requested_array(self, requested_schema)
         return schema_capsule(shape), array_capsule(self, shape)
 
     def __arrow_c_stream__(self, requested_schema=None):
         """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
-        DuckDB and pandas read."""
+        DuckDB and pandas read; ``requested_schema`` as for ``__arrow_c_array__``."""
+        if requested_schema is not None:
+            from sashite_epin import _requested  # pyarrow decodes the asked-for fields
+            return _requested.requested_stream(self, requested_schema)
         return stream_capsule(self, shape_of(self, False))
 
     def by_row(self):
@@ -654,24 +662,29 @@ cdef class TokenArray:
             return schema_capsule(shape), array_capsule(self, shape)
         return stream_capsule(self, shape)
 
-    def to_arrow(self):
-        """A pyarrow Table of the export's columns; needs pyarrow."""
+    def to_arrow(self, *, token=True, prefix=""):
+        """A pyarrow Table of the export's columns; needs pyarrow.  ``token=False``
+        leaves out the token column (the input's text), ``prefix`` is put before every
+        column's name."""
         from sashite_epin import _frames  # with the library it calls
-        return _frames.to_arrow(self)
+        return _frames.named(_frames.to_arrow(self), token, prefix)
 
-    def to_pandas(self, index=None):
+    def to_pandas(self, index=None, *, token=True, prefix=""):
         """A pandas DataFrame of the export's columns, with the same dtypes whatever the
         data (abbr, side, state and reason categorical, terminal and derived
         ``boolean``, valid ``bool``), on the input's index (``labels``): ``index=``
-        gives another, ``index=False`` a RangeIndex.  Needs pandas and pyarrow."""
+        gives another, ``index=False`` a RangeIndex.  ``token=False`` leaves out the
+        token column (the input's text), ``prefix`` is put before every column's name.
+        Needs pandas and pyarrow."""
         from sashite_epin import _frames  # with the library it calls
-        return _frames.to_pandas(self, index)
+        return _frames.named(_frames.to_pandas(self, index, token), token, prefix)
 
-    def to_polars(self):
+    def to_polars(self, *, token=True, prefix=""):
         """A polars DataFrame of the same columns (side and state categorical); needs
-        polars."""
+        polars.  ``token=False`` leaves out the token column (the input's text),
+        ``prefix`` is put before every column's name."""
         from sashite_epin import _frames  # with the library it calls
-        return _frames.to_polars(self)
+        return _frames.named(_frames.to_polars(self), token, prefix)
 
 
 cdef struct JoinTable:  # what to_bytes needs for one separator of at most 4 bytes

@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from . import _export_py, _frames, _marks
+from . import _export_py, _frames, _marks, _requested
 from ._errors import ParseError
 from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
 from ._messages import MISSING
@@ -262,29 +262,40 @@ class TokenArray:
 
     def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
         """The entries as one Arrow struct array (invalid entries null): what
-        ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read."""
+        ``pyarrow.array(result)`` and ``pyarrow.table(result)`` read.  A
+        ``requested_schema`` is honoured where it is the export's or its plain form
+        (``sashite_epin.schema``), refused (ValueError) otherwise; it needs pyarrow."""
+        if requested_schema is not None:
+            return _requested.requested_array(self, requested_schema)
         return self._arrow().__arrow_c_array__()  # type: ignore[no-any-return]
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
         """The entries as an Arrow stream of one chunk: what ``polars.DataFrame``,
-        DuckDB and pandas read."""
+        DuckDB and pandas read; ``requested_schema`` as for ``__arrow_c_array__``."""
+        if requested_schema is not None:
+            return _requested.requested_stream(self, requested_schema)
         return _export_py.stream(self._arrow()).__arrow_c_stream__()
 
-    def to_arrow(self) -> Any:
-        """A pyarrow Table of the export's columns; needs pyarrow."""
-        return _frames.to_arrow(self)
+    def to_arrow(self, *, token: bool = True, prefix: str = "") -> Any:
+        """A pyarrow Table of the export's columns; needs pyarrow.  ``token=False``
+        leaves out the token column (the input's text), ``prefix`` is put before every
+        column's name."""
+        return _frames.named(_frames.to_arrow(self), token, prefix)
 
-    def to_pandas(self, index: Any = None) -> Any:
+    def to_pandas(self, index: Any = None, *, token: bool = True, prefix: str = "") -> Any:
         """A pandas DataFrame of the export's columns, with the same dtypes whatever the
         data (abbr, side, state and reason categorical, terminal and derived
         ``boolean``, valid ``bool``), on the input's index (``labels``): ``index=``
-        gives another, ``index=False`` a RangeIndex.  Needs pandas and pyarrow."""
-        return _frames.to_pandas(self, index)
+        gives another, ``index=False`` a RangeIndex.  ``token=False`` leaves out the
+        token column (the input's text), ``prefix`` is put before every column's name.
+        Needs pandas and pyarrow."""
+        return _frames.named(_frames.to_pandas(self, index, token), token, prefix)
 
-    def to_polars(self) -> Any:
+    def to_polars(self, *, token: bool = True, prefix: str = "") -> Any:
         """A polars DataFrame of the same columns (side and state categorical); needs
-        polars."""
-        return _frames.to_polars(self)
+        polars.  ``token=False`` leaves out the token column (the input's text),
+        ``prefix`` is put before every column's name."""
+        return _frames.named(_frames.to_polars(self), token, prefix)
 
 
 def rows_of(row_offsets: array[int]) -> array[int]:

@@ -98,7 +98,34 @@ def _on_labels(frame: Any, labels: Any, index: Any) -> Any:
     return frame if labels is None else frame.set_axis(labels, axis=0)
 
 
-def to_pandas(result: Any, index: Any = None) -> Any:
+def named(frame: Any, token: bool, prefix: str) -> Any:
+    """A frame (pyarrow Table, pandas or polars DataFrame) of a result's columns without
+    its token column unless ``token``, each column's name after ``prefix``: so a parse
+    joins back onto the frame its tokens came from, whose own column holds them."""
+    if not isinstance(token, bool):
+        raise TypeError(f"token must be True or False, not {type(token).__name__}")
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix must be a str, not {type(prefix).__name__}")
+    names = list(frame.columns) if not hasattr(frame, "column_names") else frame.column_names
+    if not token and "token" in names:
+        if hasattr(frame, "drop_columns"):  # pyarrow
+            frame = frame.drop_columns(["token"])
+        elif hasattr(frame, "iloc"):  # pandas
+            frame = frame.drop(columns=["token"])
+        else:  # polars
+            frame = frame.drop("token")
+        names.remove("token")
+    if prefix:
+        renamed = [prefix + name for name in names]
+        if hasattr(frame, "rename_columns"):  # pyarrow
+            return frame.rename_columns(renamed)
+        if hasattr(frame, "iloc"):  # pandas
+            return frame.set_axis(renamed, axis=1)
+        return frame.rename(dict(zip(names, renamed, strict=True)))
+    return frame
+
+
+def to_pandas(result: Any, index: Any = None, token: bool = True) -> Any:
     """A pandas DataFrame of the result's columns with fixed dtypes: the dictionary
     fields categorical (their categories are every word, whatever the data), terminal
     and derived ``boolean`` (nullable), valid ``bool``; on the result's labels unless
@@ -131,6 +158,8 @@ def to_pandas(result: Any, index: Any = None) -> Any:
         name = struct.type.field(k).name
         child = struct.field(k)
         if name == "token":
+            if not token:  # left out: named() drops nothing then
+                continue
             table = pa.Table.from_arrays([child], ["token"])
             columns[name] = table.to_pandas()["token"].array
         elif name in dtypes:  # dictionary indices: 1 + index where set, then - 1

@@ -39,12 +39,19 @@ class EpinAccessor:
         """The TokenArray of the entries (its ``labels`` are the index)."""
         return self._notation.parse_many(self._values, errors=errors)
 
-    def parse(self, errors: str = "raise") -> Any:
+    def parse(self, errors: str = "raise", *, token: bool = False) -> Any:
         """A DataFrame of the token fields, valid and reason, on the same index:
         ``errors="raise"`` (the default) raises ParseError at the first invalid entry,
         naming its position (``index``) and its index label (``label``);
-        ``errors="mark"`` keeps every row."""
-        return self.parse_many(errors).to_pandas()
+        ``errors="mark"`` keeps every row.  The token itself is a column only with
+        ``token=True``, so ``df.join(df["token"].epin.parse())`` needs no suffix."""
+        return self.parse_many(errors).to_pandas(token=token)
+
+    def tokenize(self, errors: str = "raise") -> Any:
+        """A DataFrame of one row per token of each entry (placements written back to
+        back, as ``tokenize_many``): on the entry's index label, with ``row`` (the
+        entry's position) and ``offset`` (the token's in the entry)."""
+        return self._notation.tokenize_many(self._values, errors=errors).to_pandas()
 
     def is_valid(self) -> Any:
         """A bool Series on the same index: True where the entry is a token."""

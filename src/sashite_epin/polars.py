@@ -27,15 +27,6 @@ from ._marks import reason_names
 from ._pin import Pin
 
 
-def _parsed(notation: Any, series: Any, errors: str) -> Any:
-    """The struct Series of a Series' tokens, named as the Series is."""
-    return _result(notation, series, errors).to_polars().to_struct(series.name)
-
-
-def _struct_type(notation: Any) -> Any:
-    return _parsed(notation, polars.Series("", [], polars.String), "mark").dtype
-
-
 def _valid(notation: Any, series: Any) -> Any:
     table = _categories(notation, series)
     if table is None:
@@ -108,6 +99,45 @@ def _categories(notation: Any, series: Any) -> tuple[Any, Any] | None:
     return notation.parse_many([*words, None], errors="mark"), codes
 
 
+def _fields(notation: Any, series: Any, errors: str, token: bool) -> Any:
+    """parse()'s DataFrame of a Series: the result's polars frame, its token column
+    only if asked for, its reason of reason()'s dtype (the Enum of the names)."""
+    frame = _result(notation, series, errors).to_polars(token=token)
+    return frame.with_columns(frame.get_column("reason").cast(_REASONS.dtype))
+
+
+def _fields_type(notation: Any, token: bool) -> Any:
+    return (
+        _fields(notation, polars.Series("", [], polars.String), "mark", token).to_struct("").dtype
+    )
+
+
+# The row numbers' field beside the column in parse(errors="raise")'s struct: a name no
+# column of a frame is likely to have (the struct's two fields need distinct names).
+_ROW_FIELD = "__sashite_epin_row__"
+
+
+def _counted(notation: Any, pair: Any, token: bool) -> Any:
+    """parse(errors="raise")'s batch: a struct of the tokens and their row numbers in the
+    frame (polars hands a plan's column over in pieces, each numbered from 0), parsed,
+    a ParseError naming the row in the frame rather than in the piece."""
+    series, rows = pair.struct.unnest().get_columns()  # by position: any names
+    try:
+        return _fields(notation, series, "raise", token).to_struct(pair.name)
+    except ParseError as error:
+        if error.index is None:
+            raise
+        row = rows[error.index]
+        raise ParseError(error.token, error.reason, error.notation, row) from None
+
+
+def _tokens(notation: Any, series: Any, errors: str) -> Any:
+    """tokenize()'s DataFrame: one row per token, row the input's row, reason of
+    reason()'s dtype."""
+    frame = notation.tokenize_many(series, errors=errors).to_polars()
+    return frame.with_columns(frame.get_column("reason").cast(_REASONS.dtype))
+
+
 class EpinExpr:
     """What ``pl.col(...).epin`` / ``.pin`` offer."""
 
@@ -116,13 +146,24 @@ class EpinExpr:
     def __init__(self, expr: Any) -> None:
         self._expr = expr
 
-    def parse(self, errors: str = "raise") -> Any:
+    def parse(self, errors: str = "raise", *, token: bool = False) -> Any:
         """A struct of the token fields, valid and reason (``errors="raise"``, the
-        default, fails the query at the first invalid entry; ``"mark"`` keeps it)."""
+        default, fails the query at the first invalid entry, naming its row counted
+        from the start of the frame; ``"mark"`` keeps it); the token itself as a
+        field only with ``token=True`` (the column it came from holds it)."""
         notation = self._notation
+        dtype = _fields_type(notation, token)
+        if errors == "raise":
+            # the struct is named as its first field, the expression: the output too
+            rows = polars.int_range(polars.len(), dtype=polars.Int64).alias(_ROW_FIELD)
+            return polars.struct(self._expr, rows).map_batches(
+                lambda pair: _counted(notation, pair, token),
+                return_dtype=dtype,
+                is_elementwise=True,
+            )
         return self._expr.map_batches(
-            lambda s: _parsed(notation, s, errors),
-            return_dtype=_struct_type(notation),
+            lambda s: _fields(notation, s, errors, token).to_struct(s.name),
+            return_dtype=dtype,
             is_elementwise=True,
         )
 
@@ -156,9 +197,17 @@ class EpinSeries:
     def __init__(self, series: Any) -> None:
         self._series = series
 
-    def parse(self, errors: str = "raise") -> Any:
-        """A DataFrame of the token fields, valid and reason, one row per entry."""
-        return _result(self._notation, self._series, errors).to_polars()
+    def parse(self, errors: str = "raise", *, token: bool = False) -> Any:
+        """A DataFrame of the token fields, valid and reason, one row per entry; the
+        token itself as a column only with ``token=True``, so that
+        ``frame.hstack(frame["token"].epin.parse())`` needs no renaming."""
+        return _fields(self._notation, self._series, errors, token)
+
+    def tokenize(self, errors: str = "raise") -> Any:
+        """A DataFrame of one row per token of each entry (placements written back to
+        back, as ``tokenize_many``): the token's fields, ``row`` (the entry's position)
+        and ``offset`` (the token's in the entry)."""
+        return _tokens(self._notation, self._series, errors)
 
     def is_valid(self) -> Any:
         """A Boolean Series: True where the entry is a token."""
