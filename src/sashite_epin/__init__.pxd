@@ -10,17 +10,18 @@ cimports these imports sashite_epin._core_c when it loads.
 """
 
 from sashite_epin._core_c cimport (
-    CODE_LIMIT, RECORD_SIZE,
+    CODE_LIMIT, CODE_NONE, RECORD_SIZE,
     RANK_DIMINISHED, RANK_ENHANCED, RANK_NORMAL,
     STATE_NORMAL, STATE_ENHANCED, STATE_DIMINISHED,
     R_EMPTY, R_TOO_LONG, R_LINE_BREAK, R_WHITESPACE, R_NOT_A_LETTER, R_MORE_THAN_ONE_LETTER,
     R_OTHER_CHARACTER, R_DERIVATION_IN_PIN, R_MULTIPLE_STATE_MODIFIERS, R_MODIFIER_NOT_FIRST,
     R_MULTIPLE_DERIVATION_MARKERS, R_DERIVATION_NOT_LAST, R_MULTIPLE_TERMINAL_MARKERS,
-    R_TERMINAL_NOT_AFTER_LETTER, R_MISSING, R_COUNT,
+    R_TERMINAL_NOT_AFTER_LETTER, R_MISSING, R_EMPTY_RANK, R_LEADING_ZERO,
+    R_TOO_MANY_SEPARATORS, R_RUN_TOO_LONG, R_NO_ROOM, R_NOT_A_CODE, R_COUNT,
     PIN_MAX_LENGTH, EPIN_MAX_LENGTH, PIN_TOKEN_COUNT, EPIN_TOKEN_COUNT,
     Record, ScanTables,
     scan_token, scan_prefix, scan_many, scan_tables, scan_with, prefix_reason, stop_reason,
-    format_token,
+    format_token, Placement, scan_placement, format_placement,
     reason_text,
     compose_code, code_is_valid, code_index, code_abbr, code_letter, code_side,
     code_rank, code_state, code_terminal, code_derived, code_record, record_code,
