@@ -45,6 +45,9 @@ RANK_ENHANCED: Final = 1
 RANK_NORMAL: Final = 2
 
 CODE_LIMIT: Final = 26 << LETTER_SHIFT  # 832
+# No code: an empty square of a placement (the C API's scan_placement, Epin.boards), an
+# entry marked invalid (record_code).  Below every code, and an int16 as boards hold it.
+CODE_NONE: Final = -1
 
 # The record's state field.
 STATE_NORMAL: Final = 0
@@ -59,6 +62,7 @@ RECORD_FIELDS: Final = ("letter", "side", "state", "terminal", "derived")
 # Every constant the compiled core checks against its own at import.
 AGREED: Final = {
     "CODE_LIMIT": CODE_LIMIT,
+    "CODE_NONE": CODE_NONE,
     "LETTER_SHIFT": LETTER_SHIFT,
     "SIDE_SHIFT": SIDE_SHIFT,
     "RANK_SHIFT": RANK_SHIFT,
