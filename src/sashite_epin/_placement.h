@@ -36,6 +36,8 @@ typedef struct {
     unsigned char kind[256];
     /* A letter's code with rank normal; a modifier's rank bits as the code has them. */
     uint16_t bits[256];
+    /* kind << 12 | bits: one load a byte tells both */
+    uint16_t entry[256];
     /* format: the token of each code below 832, 4 bytes, and its length (0: no code). */
     char text[832][4];
     unsigned char length[832];
@@ -66,6 +68,8 @@ static void sashite_placement_init(void)
     /* what to take off a letter's normal rank: 2 - 1 for "+", 2 - 0 for "-" */
     sashite_pt.bits['+'] = 1 << 2;
     sashite_pt.bits['-'] = 2 << 2;
+    for (b = 0; b < 256; b++)
+        sashite_pt.entry[b] = (uint16_t)((sashite_pt.kind[b] << 12) | sashite_pt.bits[b]);
     for (code = 0; code < 832; code++) {
         int rank = (code >> 2) & 3, n = 0;
         char *t = sashite_pt.text[code];
@@ -99,7 +103,7 @@ static inline __attribute__((always_inline)) int sashite_scan_placement_as(
     Py_ssize_t *error_at, Py_ssize_t *last)
 {
     const unsigned char *kind = sashite_pt.kind;
-    const uint16_t *bits = sashite_pt.bits;
+    const uint16_t *entry = sashite_pt.entry;
     Py_ssize_t i = 0, sq = 0, rank = 0, rank_start = 0, start = -1, separator_at = 0;
     int code, reason;
     if (n <= 0) {
@@ -107,38 +111,49 @@ static inline __attribute__((always_inline)) int sashite_scan_placement_as(
         return -1; /* R_EMPTY */
     }
     while (i < n) {
-        const unsigned c = p[i];
-        switch (kind[c]) {
-        case SP_LETTER:
-            start = i;
-            code = bits[c];
-            i++;
-        suffix:
-            if (i < n && p[i] == '^') {
-                code |= 2;
-                i++;
-            }
-            if (epin && i < n && p[i] == '\'') {
-                code |= 1;
-                i++;
-            }
-            if (SASHITE_UNLIKELY(sq >= square_room)) {
-                *error_at = start;
-                reason = 20; /* R_NO_ROOM */
-                goto fail;
-            }
-            squares[sq++] = (int16_t)code;
-            break;
+        unsigned c = p[i];
+        unsigned e = entry[c];
+        switch (e >> 12) {
         case SP_MODIFIER:
             if (SASHITE_UNLIKELY(i + 1 >= n || kind[p[i + 1]] != SP_LETTER)) {
                 *error_at = i;
                 *last = start;
                 return SP_NOT_A_TOKEN;
             }
-            start = i;
-            code = bits[p[i + 1]] - bits[c];
-            i += 2;
-            goto suffix;
+            /* the letter after it, with the modifier's rank taken off its code */
+            i++;
+            e = entry[p[i]] - (e & 0x3FF);
+            start = i - 1;
+            goto piece;
+        case SP_LETTER:
+            /* a run of pieces ("rnbqk^bnr", "pppppppp") loops here, not through the
+             * switch's jump */
+            for (;;) {
+                start = i;
+            piece:
+                code = e & 0x3FF;
+                i++;
+                if (i < n && p[i] == '^') {
+                    code |= 2;
+                    i++;
+                }
+                if (epin && i < n && p[i] == '\'') {
+                    code |= 1;
+                    i++;
+                }
+                if (SASHITE_UNLIKELY(sq >= square_room)) {
+                    *error_at = start;
+                    reason = 20; /* R_NO_ROOM */
+                    goto fail;
+                }
+                squares[sq++] = (int16_t)code;
+                if (i >= n)
+                    break;
+                e = entry[p[i]];
+                if ((e >> 12) != SP_LETTER)
+                    break;
+            }
+            break;
         case SP_DIGIT: {
             Py_ssize_t run = c - '0', room = square_room - sq, at = i;
             unsigned d;
@@ -154,11 +169,13 @@ static inline __attribute__((always_inline)) int sashite_scan_placement_as(
                 reason = 19; /* R_RUN_TOO_LONG */
                 goto fail;
             }
-            if (SASHITE_LIKELY(run <= 8 && room >= 8))
+            if (SASHITE_LIKELY(run <= 8 && room >= 8)) {
                 memcpy(squares + sq, sashite_none8, sizeof(sashite_none8));
-            else
-                memset(squares + sq, 0xFF, (size_t)run * sizeof(int16_t));
-            sq += run;
+                sq += run;
+            } else {
+                while (run-- > 0)
+                    squares[sq++] = -1;
+            }
             break;
         }
         case SP_SLASH: {
