@@ -154,7 +154,7 @@ def ratios(list texts, int rounds=30):
     cdef uint8_t seps[RANKS]
     cdef double best[4]
     cdef double t
-    cdef int r, which
+    cdef int which
     keep = [bytes(x) for x in texts]
     cdef Py_ssize_t size = sum(len(x) for x in keep) + SQUARES  # squares <= bytes * 9..
     c.texts = <const unsigned char**>malloc(n * sizeof(void*))
@@ -173,7 +173,7 @@ def ratios(list texts, int rounds=30):
             raise ValueError("a text is no placement")
         for which in range(4):
             best[which] = 1e300
-        for r in range(rounds):
+        for _ in range(rounds):
             for which in range(4):  # interleaved: each loop once a round
                 with nogil:
                     if which == 0:
@@ -206,7 +206,7 @@ def callgrind(list texts, bint ours, bint formatting, int rounds=1):
     cdef uint8_t seps[RANKS]
     cdef char out[OUT]
     cdef Placement p
-    cdef Py_ssize_t i, count = 0, ranks = 0, k = 0
+    cdef Py_ssize_t count = 0, ranks = 0, k = 0
     cdef bytes text
     for _ in range(rounds):
         for text in texts:

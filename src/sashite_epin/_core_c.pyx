@@ -27,7 +27,8 @@ include "_objects_c.pxi"
 # and in Python (_errors, _layout): a disagreement must not import.
 cdef dict c_layout():
     return {
-        "CODE_LIMIT": CODE_LIMIT, "CODE_NONE": CODE_NONE, "LETTER_SHIFT": LETTER_SHIFT, "SIDE_SHIFT": SIDE_SHIFT,
+        "CODE_LIMIT": CODE_LIMIT, "CODE_NONE": CODE_NONE, "LETTER_SHIFT": LETTER_SHIFT,
+        "SIDE_SHIFT": SIDE_SHIFT,
         "RANK_SHIFT": RANK_SHIFT, "TERMINAL_SHIFT": TERMINAL_SHIFT,
         "DERIVED_SHIFT": DERIVED_SHIFT, "SIDE_BIT": SIDE_BIT, "RANK_MASK": RANK_MASK,
         "TERMINAL_BIT": TERMINAL_BIT, "DERIVED_BIT": DERIVED_BIT,
