@@ -137,8 +137,11 @@ cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
 # room of them.  Returns how many it wrote and sets stop[0] and reason[0]:
 #   reason 0, stop n:       the whole text was read;
 #   reason 0, stop < n:     room was reached; call again from p + stop;
-#   reason R_*, stop = i:   a token character at p[i] starts no token (what scan_prefix
-#                           says there); the tokens before it were written.
+#   reason R_*, stop = i:   a token character at p[i] starts no token; the reason is
+#                           the one Pin.tokenize / Epin.tokenize give there (stop_reason's:
+#                           "K^^" is R_MULTIPLE_TERMINAL_MARKERS), so no stop_reason call
+#                           is needed; the tokens before it were written.  A call that
+#                           stops for room never stops right before such a stray marker.
 # The tokens are those of scan_prefix applied from each token start, greedy.  Reads
 # p[0..n-1] only.  The bytes kernel (sashite_epin.BYTES_KERNEL) takes whole 64-byte
 # blocks of a long text at once; every kernel gives the same tokens, stop and reason.
