@@ -250,3 +250,20 @@ def test_constants_build_tables(probe: ModuleType) -> None:
     import sashite_epin
 
     assert probe.constants() == (sashite_epin.CODE_NONE, len(Reason) + 1, 1)
+
+
+def test_the_code_layout_is_public(probe: ModuleType) -> None:
+    from sashite_epin import _layout
+
+    layout = probe.layout()
+    assert layout == {name: getattr(_layout, name) for name in layout}
+    # one numbering of the states: the records' (STATE_*), what code_state gives
+    records = CORES[0].parse_many(["K", "+K", "-K"], True)
+    for i, token in enumerate(["K", "+K", "-K"]):
+        code = CORES[0].epin_code(token)
+        assert probe.state_of(code) == bytes(memoryview(records))[5 * i + 2]
+    assert (layout["STATE_NORMAL"], layout["STATE_ENHANCED"], layout["STATE_DIMINISHED"]) == (
+        0,
+        1,
+        2,
+    )

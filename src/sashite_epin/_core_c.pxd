@@ -28,6 +28,7 @@ cdef enum:
     RANK_SHIFT = 2        # bits 3..2: the rank
     TERMINAL_SHIFT = 1    # bit 1: terminal (^)
     DERIVED_SHIFT = 0     # bit 0: derived ('), 0 in every PIN code
+    LETTER_MASK = 0x3E0   # the letter index's bits: (code & LETTER_MASK) >> LETTER_SHIFT
     SIDE_BIT = 0x10
     RANK_MASK = 0x0C
     TERMINAL_BIT = 0x02
@@ -35,6 +36,8 @@ cdef enum:
     LOW_BITS = 0x0F       # rank, terminal, derived: what a scan table entry carries
 
 # The rank orders the states as FEEN's hand order does: "-" before "+" before none.
+# It is the code's bits, (code & RANK_MASK) >> RANK_SHIFT, not a numbering of the states
+# to use elsewhere: that is STATE_* below (the record's, code_state's), the public one.
 cdef enum:
     RANK_DIMINISHED = 0
     RANK_ENHANCED = 1

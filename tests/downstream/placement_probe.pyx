@@ -6,7 +6,10 @@ package and checks it against a reference written from FEEN's grammar."""
 
 from libc.stdint cimport int16_t, int32_t, uint8_t
 from sashite_epin cimport (CODE_NONE, R_COUNT, R_MISSING, Placement, scan_placement,
-                           format_placement, reason_text)
+                           format_placement, reason_text, LETTER_SHIFT, SIDE_SHIFT,
+                           RANK_SHIFT, TERMINAL_SHIFT, DERIVED_SHIFT, LETTER_MASK, SIDE_BIT,
+                           RANK_MASK, TERMINAL_BIT, DERIVED_BIT, code_state, STATE_NORMAL,
+                           STATE_ENHANCED, STATE_DIMINISHED)
 
 cdef enum:
     SQUARES = 4096
@@ -74,3 +77,19 @@ def constants():
         t[i] = 0
     t[R_MISSING] += 1
     return CODE_NONE, R_COUNT, t[R_MISSING]
+
+
+def layout():
+    """The code layout as the public .pxd gives it."""
+    return {
+        "LETTER_SHIFT": LETTER_SHIFT, "SIDE_SHIFT": SIDE_SHIFT, "RANK_SHIFT": RANK_SHIFT,
+        "TERMINAL_SHIFT": TERMINAL_SHIFT, "DERIVED_SHIFT": DERIVED_SHIFT,
+        "LETTER_MASK": LETTER_MASK, "SIDE_BIT": SIDE_BIT, "RANK_MASK": RANK_MASK,
+        "TERMINAL_BIT": TERMINAL_BIT, "DERIVED_BIT": DERIVED_BIT,
+        "STATE_NORMAL": STATE_NORMAL, "STATE_ENHANCED": STATE_ENHANCED,
+        "STATE_DIMINISHED": STATE_DIMINISHED,
+    }
+
+
+def state_of(int code):
+    return code_state(code)
