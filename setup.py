@@ -59,7 +59,7 @@ def extensions() -> list[Extension]:
             "_text_c.pxi", "_texts_c.pxi", "_arrow_c.pxi", "_export_c.pxi", "_split.h",
             "_kernels.h", "_strs.h", "_strict.h",
             "_records.h", "_memory.h", "_arrow.h", "_arrow_export.h", "_columns.h",
-            "_formats.h", "_fixed.h", "_pyarray.h",
+            "_formats.h", "_fixed.h", "_pyarray.h", "_placement.h", "_placement_c.pxi",
             *(f"kernels/{kernel}.h" for kernel in ("portable", "sse2", "avx2", "avx512", "neon")),
             *(f"kernels/generic/{loop}.h" for loop in (
                 "count", "decode", "scan", "rows", "lanes", "columns", "strs", "fixed",

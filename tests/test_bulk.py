@@ -12,7 +12,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from sashite_epin import Epin, ParseError, Pin
+from sashite_epin import CODE_NONE, Epin, ParseError, Pin
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, realistic, uniform, with_invalid
 
 UNIFORM = uniform(5000)
@@ -123,7 +123,7 @@ def test_mark_mode_reports_every_invalid_index(
     assert list(result.invalid) == [i for i, e in enumerate(expected) if e is None]
     records = np.asarray(result)
     assert list(np.flatnonzero(records["letter"] == 0)) == list(result.invalid)
-    assert [c for c in result.codes()] == [0xFFFF if e is None else e.code for e in expected]
+    assert [c for c in result.codes()] == [CODE_NONE if e is None else e.code for e in expected]
     with pytest.raises(ValueError, match="is invalid"):
         result.tokens()
     with pytest.raises(ValueError, match="is invalid"):

@@ -16,9 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```(\S*)\n(.*?)^```$", re.S | re.M)
+FENCE = re.compile(r"^```(\S*)[^\n]*\n(.*?)^```$", re.S | re.M)  # a directive's argument too
 CHECKED = {"pycon", "console"}  # run below
-UNRUN = {"sh", "text", "cython", "{toctree}"}  # commands to install, layouts, C (test_capi)
+# commands to install, layouts, C (test_capi), a downstream project (test_downstream_build)
+UNRUN = {"sh", "text", "cython", "{toctree}", "{literalinclude}", "toml", "python"}
 
 
 def page_id(path: Path) -> str:

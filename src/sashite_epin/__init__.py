@@ -17,7 +17,7 @@ from ._errors import (
     ParseError,
 )
 from ._frames import TokenRows
-from ._layout import CODE_LIMIT
+from ._layout import CODE_LIMIT, CODE_NONE
 from ._pin import Pin
 from ._schema import schema
 
@@ -76,6 +76,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "BYTES_KERNEL",
     "CODE_LIMIT",
+    "CODE_NONE",
     "EPIN_MAX_LENGTH",
     "EPIN_TOKEN_COUNT",
     "IMPLEMENTATION",

@@ -565,9 +565,9 @@ cdef class TokenArray:
         return result
 
     def codes(self):
-        """The codes as an array('H'); 0xFFFF at entries marked invalid."""
+        """The codes as an array('h'); CODE_NONE (-1) at entries marked invalid."""
         cdef bytes data = PyBytes_FromStringAndSize(NULL, 2 * self.count)
-        cdef uint16_t* codes = <uint16_t*>PyBytes_AS_STRING(data)  # new: no one else sees it
+        cdef int16_t* codes = <int16_t*>PyBytes_AS_STRING(data)  # new: no one else sees it
         cdef Py_ssize_t i, start = 0, stop
         cdef int code
         while True:  # a piece at a time, pending signals checked between
@@ -575,9 +575,9 @@ cdef class TokenArray:
             with nogil:
                 for i in range(start, stop):
                     code = record_code(self.records + 5 * i)
-                    codes[i] = 0xFFFF if code < 0 else code
+                    codes[i] = CODE_NONE if code < 0 else code
             if stop >= self.count:
-                return array_of_bytes("H", data)
+                return array_of_bytes("h", data)
             start = stop
             PyErr_CheckSignals()
 
@@ -918,10 +918,11 @@ def set_labels(TokenArray result, labels, row_labels=None):
 
 def from_codes(codes, bint epin):
     """A TokenArray of the tokens whose codes these are (what ``codes()`` gives: an
-    array('H'), a numpy integer array, any iterable of ints).  0xFFFF, the code
-    ``codes()`` gives an entry marked invalid, marks the entry invalid again (its text
-    is not in a code: the reason is "missing value"); any other value that is no code
-    of the notation is a ValueError."""
+    array('h'), a numpy integer array, any iterable of ints).  CODE_NONE (-1), the
+    code ``codes()`` gives an entry marked invalid, marks the entry invalid again (its
+    text is not in a code: the reason is "missing value"), and so does 0xFFFF, what
+    ``codes()`` gave before (array('H')); any other value that is no code of the
+    notation is a ValueError."""
     cdef Py_buffer view
     cdef int kind = 0
     if PyObject_CheckBuffer(codes):  # an integer array: read in place, a piece at a time
@@ -944,7 +945,7 @@ def from_codes(codes, bint epin):
         value = values[i]
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"code {i} is {type(value).__name__}, not int")
-        if value == 0xFFFF:
+        if value == CODE_NONE or value == 0xFFFF:
             memset(result.records + 5 * i, 0, 5)
             marked.append(i)
         elif not (0 <= value < CODE_LIMIT and code_is_valid(value) and (epin or not value & 1)):
@@ -1019,11 +1020,11 @@ cdef int codes_typed(const position_t* values, Py_ssize_t start, Py_ssize_t stop
     for i in range(start, stop):
         if position_t is uint64_t:
             u = (<const uint64_t*>at)[0]
-            code = <int64_t>u if u <= 0xFFFF else -1  # above: no code, whatever its sign
+            code = <int64_t>u if u <= 0xFFFF else -2  # above: no code (nor CODE_NONE)
         else:
             code = <int64_t>(<const position_t*>at)[0]
         at += stride
-        if code == 0xFFFF:
+        if code == CODE_NONE or code == 0xFFFF:
             memset(out + 5 * i, 0, 5)
             if mark_add(marked, i, i, 0, R_MISSING) < 0:
                 return -1

@@ -13,7 +13,14 @@ from typing import Any
 
 from . import _export_py, _frames, _marks, _requested
 from ._errors import ParseError
-from ._layout import RECORD_FIELDS, RECORD_SIZE, code_of_record, is_code, record_of_code
+from ._layout import (
+    CODE_NONE,
+    RECORD_FIELDS,
+    RECORD_SIZE,
+    code_of_record,
+    is_code,
+    record_of_code,
+)
 from ._messages import MISSING
 from ._objects_py import objects
 from ._scan_py import format_code
@@ -197,8 +204,8 @@ class TokenArray:
         return bytes(memoryview(sep).cast("B")).join(t.encode("ascii") for t in self.tokens())
 
     def codes(self) -> array[int]:
-        """The codes as an array('H'); 0xFFFF at entries marked invalid."""
-        return array("H", [0xFFFF if (c := self._code(i)) < 0 else c for i in range(len(self))])
+        """The codes as an array('h'); CODE_NONE (-1) at entries marked invalid."""
+        return array("h", [CODE_NONE if (c := self._code(i)) < 0 else c for i in range(len(self))])
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         import numpy
@@ -230,7 +237,7 @@ class TokenArray:
         if by_row and self._layout is None:
             raise ValueError("only tokenize_many's results have rows: by_row() exports those")
         codes = self.codes()
-        tokens = [None if c == 0xFFFF else format_code(c) for c in codes]
+        tokens = [None if c == CODE_NONE else format_code(c) for c in codes]
         array = _export_py.struct_array(
             self._epin, self._records, tokens, self._invalid, self._rejected
         )
@@ -374,16 +381,17 @@ def set_labels(result: TokenArray, labels: Any, row_labels: Any = None) -> Token
 
 def from_codes(codes: object, epin: bool) -> TokenArray:
     """A TokenArray of the tokens whose codes these are (what ``codes()`` gives: an
-    array('H'), a numpy integer array, any iterable of ints).  0xFFFF, the code
-    ``codes()`` gives an entry marked invalid, marks the entry invalid again (its text
-    is not in a code: the reason is "missing value"); any other value that is no code
-    of the notation is a ValueError."""
+    array('h'), a numpy integer array, any iterable of ints).  CODE_NONE (-1), the
+    code ``codes()`` gives an entry marked invalid, marks the entry invalid again (its
+    text is not in a code: the reason is "missing value"), and so does 0xFFFF, what
+    ``codes()`` gave before (array('H')); any other value that is no code of the
+    notation is a ValueError."""
     values = codes.tolist() if hasattr(codes, "tolist") else list(codes)  # type: ignore[call-overload]
     records, marked = bytearray(), []
     for i, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"code {i} is {type(value).__name__}, not int")
-        if value == 0xFFFF:
+        if value in (CODE_NONE, 0xFFFF):
             records += _ZERO
             marked.append(i)
         elif not (is_code(value) and (epin or not value & 1)):

@@ -17,14 +17,18 @@ compile into the caller.  This file is the C definition of the code layout; the 
 one is sashite_epin/_layout.py, and the core does not import if they disagree.
 """
 
+from libc.stdint cimport int16_t, int32_t, uint8_t
+
 # -- the code layout ----------------------------------------------------------------
 cdef enum:
     CODE_LIMIT = 832      # every code is below this: 26 letters << LETTER_SHIFT
+    CODE_NONE = -1        # no code: an empty square, an entry marked invalid
     LETTER_SHIFT = 5      # bits 9..5: letter index 0 (A) .. 25 (Z)
     SIDE_SHIFT = 4        # bit 4: 0 first (uppercase), 1 second (lowercase)
     RANK_SHIFT = 2        # bits 3..2: the rank
     TERMINAL_SHIFT = 1    # bit 1: terminal (^)
     DERIVED_SHIFT = 0     # bit 0: derived ('), 0 in every PIN code
+    LETTER_MASK = 0x3E0   # the letter index's bits: (code & LETTER_MASK) >> LETTER_SHIFT
     SIDE_BIT = 0x10
     RANK_MASK = 0x0C
     TERMINAL_BIT = 0x02
@@ -32,6 +36,8 @@ cdef enum:
     LOW_BITS = 0x0F       # rank, terminal, derived: what a scan table entry carries
 
 # The rank orders the states as FEEN's hand order does: "-" before "+" before none.
+# It is the code's bits, (code & RANK_MASK) >> RANK_SHIFT, not a numbering of the states
+# to use elsewhere: that is STATE_* below (the record's, code_state's), the public one.
 cdef enum:
     RANK_DIMINISHED = 0
     RANK_ENHANCED = 1
@@ -90,7 +96,14 @@ cdef enum:
     R_MULTIPLE_TERMINAL_MARKERS = 13
     R_TERMINAL_NOT_AFTER_LETTER = 14
     R_MISSING = 15        # bulk only: None, NaN, pandas.NA, an Arrow null
-    R_COUNT = 15
+    # A FEEN piece placement's own faults (scan_placement, format_placement).
+    R_EMPTY_RANK = 16             # a rank with no square ("/" first, last, "///")
+    R_LEADING_ZERO = 17           # a count of empty squares written "0" or "08"
+    R_TOO_MANY_SEPARATORS = 18    # "///": FEEN has "/" between ranks, "//" between layers
+    R_RUN_TOO_LONG = 19           # a count of empty squares beyond the squares' room
+    R_NO_ROOM = 20                # more squares, ranks or output bytes than the room
+    R_NOT_A_CODE = 21             # format_placement: a square that is no code
+    R_COUNT = 22          # one more than the highest: int t[R_COUNT] holds every reason
 
 # The longest token of each notation, and how many tokens each has.
 cdef enum:
@@ -127,8 +140,11 @@ cdef int scan_prefix(const unsigned char* p, Py_ssize_t n, bint epin,
 # room of them.  Returns how many it wrote and sets stop[0] and reason[0]:
 #   reason 0, stop n:       the whole text was read;
 #   reason 0, stop < n:     room was reached; call again from p + stop;
-#   reason R_*, stop = i:   a token character at p[i] starts no token (what scan_prefix
-#                           says there); the tokens before it were written.
+#   reason R_*, stop = i:   a token character at p[i] starts no token; the reason is
+#                           the one Pin.tokenize / Epin.tokenize give there (stop_reason's:
+#                           "K^^" is R_MULTIPLE_TERMINAL_MARKERS), so no stop_reason call
+#                           is needed; the tokens before it were written.  A call that
+#                           stops for room never stops right before such a stray marker.
 # The tokens are those of scan_prefix applied from each token start, greedy.  Reads
 # p[0..n-1] only.  The bytes kernel (sashite_epin.BYTES_KERNEL) takes whole 64-byte
 # blocks of a long text at once; every kernel gives the same tokens, stop and reason.
@@ -154,9 +170,45 @@ cdef struct ScanTables:
 
 cdef const ScanTables* scan_tables() noexcept nogil
 
-# Writes the token of a code into out (room for 4 bytes, no NUL added); returns its
-# length (1-4), or -1 for a value that is no code.
-cdef int format_token(int code, char* out) noexcept nogil
+# -- whole placements ---------------------------------------------------------------
+# A FEEN piece placement's squares and ranks, in buffers the caller owns: squares
+# [0..square_room) gets one code a square in text order (CODE_NONE for an empty one),
+# rank_lengths / separators [0..rank_room) the squares of each rank and what follows it
+# (1 for "/", 2 for "//" between layers, 0 after the last).  scan_placement fills
+# square_count, rank_count and, on a fault, error_at (the offset of the byte at fault);
+# format_placement reads square_count and rank_count and, on a fault, sets error_at to
+# the square (or, for a rank's own fault, the rank) at fault.
+cdef struct Placement:
+    int16_t* squares
+    Py_ssize_t square_room
+    Py_ssize_t square_count
+    int32_t* rank_lengths
+    uint8_t* separators
+    Py_ssize_t rank_room
+    Py_ssize_t rank_count
+    Py_ssize_t error_at
+
+# The placement text[0..length-1] into p (see Placement), strictly as FEEN 1.0.0 writes
+# it: EPIN (or PIN) tokens, a decimal count of empty squares (1-9, then any digits),
+# "/" between ranks and "//" between layers, nothing else.  Returns 0, or minus a
+# reason with p.error_at its offset: what Epin.tokenize / Pin.tokenize say of a token
+# that fails there (a stray "^" judged with the token before it), and of any other
+# byte (R_WHITESPACE, R_LINE_BREAK, R_NOT_A_LETTER...; a "'" in PIN is
+# R_DERIVATION_IN_PIN); R_EMPTY for no text, R_EMPTY_RANK, R_LEADING_ZERO,
+# R_TOO_MANY_SEPARATORS, R_RUN_TOO_LONG (a count beyond the squares' room left) and
+# R_NO_ROOM (a square or a rank beyond the room).  Reads text[0..length-1] only and
+# writes inside the rooms only; square_count and rank_count say how far it got.
+cdef int scan_placement(const unsigned char* text, Py_ssize_t length, bint epin,
+                        Placement* p) noexcept nogil
+
+# The text of p's placement into out[0..room-1] (no NUL): its length, or minus a
+# reason with p.error_at the square (or rank) at fault: R_NO_ROOM (out is too small, or
+# the ranks' lengths do not add up to square_count), R_EMPTY_RANK (no rank, or one of
+# length 0), R_TOO_MANY_SEPARATORS (a separator other than 1 or 2 between two ranks),
+# R_NOT_A_CODE (a square that is neither a code nor CODE_NONE), R_DERIVATION_IN_PIN (a
+# derived code, epin false).  The inverse of scan_placement.
+cdef Py_ssize_t format_placement(Placement* p, bint epin, char* out,
+                                 Py_ssize_t room) noexcept nogil
 
 
 # -- the code layout, inline --------------------------------------------------------
@@ -212,6 +264,27 @@ cdef inline void code_record(int code, unsigned char* out) noexcept nogil:
     out[2] = <unsigned char>code_state(code)
     out[3] = <unsigned char>code_terminal(code)
     out[4] = <unsigned char>code_derived(code)
+
+cdef inline int format_token(int code, char* out) noexcept nogil:
+    """Writes the token of a code into out (room for 4 bytes, no NUL added); returns its
+    length (1-4), or -1 for a value that is no code.  Inline: a writer's loop has no
+    call per token."""
+    cdef int n = 0, rank
+    if not code_is_valid(code):
+        return -1
+    rank = code_rank(code)
+    if rank != RANK_NORMAL:
+        out[0] = b'-' if rank == RANK_DIMINISHED else b'+'
+        n = 1
+    out[n] = code_letter(code)
+    n += 1
+    if code_terminal(code):
+        out[n] = b'^'
+        n += 1
+    if code_derived(code):
+        out[n] = b"'"
+        n += 1
+    return n
 
 cdef inline int record_code(const unsigned char* r) noexcept nogil:
     """The code of a record, or -1 for the zero record of an entry marked invalid.  Not

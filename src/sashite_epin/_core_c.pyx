@@ -19,6 +19,7 @@ from sashite_epin._errors import reason_text as _reason_text
 IMPLEMENTATION = "cython"
 
 include "_scan_c.pxi"
+include "_placement_c.pxi"
 include "_objects_c.pxi"
 
 
@@ -26,9 +27,11 @@ include "_objects_c.pxi"
 # and in Python (_errors, _layout): a disagreement must not import.
 cdef dict c_layout():
     return {
-        "CODE_LIMIT": CODE_LIMIT, "LETTER_SHIFT": LETTER_SHIFT, "SIDE_SHIFT": SIDE_SHIFT,
+        "CODE_LIMIT": CODE_LIMIT, "CODE_NONE": CODE_NONE, "LETTER_SHIFT": LETTER_SHIFT,
+        "SIDE_SHIFT": SIDE_SHIFT,
         "RANK_SHIFT": RANK_SHIFT, "TERMINAL_SHIFT": TERMINAL_SHIFT,
-        "DERIVED_SHIFT": DERIVED_SHIFT, "SIDE_BIT": SIDE_BIT, "RANK_MASK": RANK_MASK,
+        "DERIVED_SHIFT": DERIVED_SHIFT, "LETTER_MASK": LETTER_MASK, "SIDE_BIT": SIDE_BIT,
+        "RANK_MASK": RANK_MASK,
         "TERMINAL_BIT": TERMINAL_BIT, "DERIVED_BIT": DERIVED_BIT,
         "RANK_DIMINISHED": RANK_DIMINISHED, "RANK_ENHANCED": RANK_ENHANCED,
         "RANK_NORMAL": RANK_NORMAL, "STATE_NORMAL": STATE_NORMAL,
@@ -42,30 +45,33 @@ if c_layout() != _layout.AGREED:
 if ((R_EMPTY, R_TOO_LONG, R_LINE_BREAK, R_WHITESPACE, R_NOT_A_LETTER, R_MORE_THAN_ONE_LETTER,
      R_OTHER_CHARACTER, R_DERIVATION_IN_PIN, R_MULTIPLE_STATE_MODIFIERS, R_MODIFIER_NOT_FIRST,
      R_MULTIPLE_DERIVATION_MARKERS, R_DERIVATION_NOT_LAST, R_MULTIPLE_TERMINAL_MARKERS,
-     R_TERMINAL_NOT_AFTER_LETTER, R_MISSING, R_COUNT, PIN_MAX_LENGTH, EPIN_MAX_LENGTH,
-     PIN_TOKEN_COUNT, EPIN_TOKEN_COUNT)
+     R_TERMINAL_NOT_AFTER_LETTER, R_MISSING, R_EMPTY_RANK, R_LEADING_ZERO,
+     R_TOO_MANY_SEPARATORS, R_RUN_TOO_LONG, R_NO_ROOM, R_NOT_A_CODE, R_COUNT, PIN_MAX_LENGTH,
+     EPIN_MAX_LENGTH, PIN_TOKEN_COUNT, EPIN_TOKEN_COUNT)
         != (_messages.EMPTY, _messages.TOO_LONG, _messages.LINE_BREAK,
             _messages.WHITESPACE, _messages.NOT_A_LETTER, _messages.MORE_THAN_ONE_LETTER,
             _messages.OTHER_CHARACTER, _messages.DERIVATION_IN_PIN,
             _messages.MULTIPLE_STATE_MODIFIERS, _messages.MODIFIER_NOT_FIRST,
             _messages.MULTIPLE_DERIVATION_MARKERS, _messages.DERIVATION_NOT_LAST,
             _messages.MULTIPLE_TERMINAL_MARKERS, _messages.TERMINAL_NOT_AFTER_LETTER,
-            _messages.MISSING, _messages.REASON_COUNT,
+            _messages.MISSING, _messages.EMPTY_RANK, _messages.LEADING_ZERO,
+            _messages.TOO_MANY_SEPARATORS, _messages.RUN_TOO_LONG, _messages.NO_ROOM,
+            _messages.NOT_A_CODE,
+            _messages.REASON_COUNT,
             _errors.PIN_MAX_LENGTH, _errors.EPIN_MAX_LENGTH, _errors.PIN_TOKEN_COUNT,
             _errors.EPIN_TOKEN_COUNT)):
     raise ImportError("sashite_epin._core_c: reason identifiers disagree with _messages.py")
 
 
 # The reason texts for C callers, encoded once from _messages, where they are written.
-DEF REASON_SLOTS = 16
-cdef const char* c_reason_texts[2][REASON_SLOTS]
+cdef const char* c_reason_texts[2][R_COUNT]
 cdef list kept_reason_texts = []  # owns the bytes c_reason_texts points into
 
 
 cdef void fill_reason_texts() except *:
     cdef bytes text
     for epin in range(2):
-        for reason in range(1, R_MISSING + 1):
+        for reason in range(1, R_COUNT):
             text = _messages.MESSAGES[reason - 1].encode("ascii")
             kept_reason_texts.append(text)
             c_reason_texts[epin][reason] = text
@@ -77,7 +83,7 @@ fill_reason_texts()
 cdef const char* reason_text(int reason, bint epin) noexcept nogil:
     if reason < 0:
         reason = -reason
-    if reason >= REASON_SLOTS:
+    if reason >= R_COUNT:
         return NULL
     return c_reason_texts[1 if epin else 0][reason]
 

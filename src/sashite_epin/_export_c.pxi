@@ -77,7 +77,7 @@ STATE_OFFSETS[:] = [0, 6, 14, 24]
 # reads them from the enum, where they are written).
 cdef bytes REASON_NAMES = "".join(_marks.reason_names()).encode("ascii")
 cdef const char* REASON_WORDS = REASON_NAMES  # REASON_NAMES, a module global, owns them
-cdef int32_t REASON_OFFSETS[R_MISSING + 1]
+cdef int32_t REASON_OFFSETS[R_COUNT]  # by reason number; [0] = 0
 REASON_OFFSETS[0] = 0
 for _i, _name in enumerate(_marks.reason_names()):
     REASON_OFFSETS[_i + 1] = REASON_OFFSETS[_i] + len(_name)
@@ -278,7 +278,7 @@ cdef int fill_marks(ArrowArray* out, int64_t n, bint epin, const uint8_t* validi
         return -1
     node_set_buffer(reason, 0, reason_valid)
     node_set_buffer(reason, 1, reasons)
-    return words(node_dictionary(reason), R_MISSING, REASON_OFFSETS, REASON_WORDS)
+    return words(node_dictionary(reason), R_COUNT - 1, REASON_OFFSETS, REASON_WORDS)
 
 
 cdef extern from "Python.h":

@@ -35,6 +35,7 @@ RANK_SHIFT: Final = 2
 TERMINAL_SHIFT: Final = 1
 DERIVED_SHIFT: Final = 0
 
+LETTER_MASK: Final = 31 << LETTER_SHIFT
 SIDE_BIT: Final = 1 << SIDE_SHIFT
 RANK_MASK: Final = 3 << RANK_SHIFT
 TERMINAL_BIT: Final = 1 << TERMINAL_SHIFT
@@ -45,6 +46,9 @@ RANK_ENHANCED: Final = 1
 RANK_NORMAL: Final = 2
 
 CODE_LIMIT: Final = 26 << LETTER_SHIFT  # 832
+# No code: an empty square of a placement (the C API's scan_placement, Epin.boards), an
+# entry marked invalid (record_code).  Below every code, and an int16 as boards hold it.
+CODE_NONE: Final = -1
 
 # The record's state field.
 STATE_NORMAL: Final = 0
@@ -59,11 +63,13 @@ RECORD_FIELDS: Final = ("letter", "side", "state", "terminal", "derived")
 # Every constant the compiled core checks against its own at import.
 AGREED: Final = {
     "CODE_LIMIT": CODE_LIMIT,
+    "CODE_NONE": CODE_NONE,
     "LETTER_SHIFT": LETTER_SHIFT,
     "SIDE_SHIFT": SIDE_SHIFT,
     "RANK_SHIFT": RANK_SHIFT,
     "TERMINAL_SHIFT": TERMINAL_SHIFT,
     "DERIVED_SHIFT": DERIVED_SHIFT,
+    "LETTER_MASK": LETTER_MASK,
     "SIDE_BIT": SIDE_BIT,
     "RANK_MASK": RANK_MASK,
     "TERMINAL_BIT": TERMINAL_BIT,

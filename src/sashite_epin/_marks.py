@@ -29,7 +29,7 @@ def reason_names() -> tuple[str, ...]:
         for name, value in vars(_messages).items()
         if name.isupper() and name != "REASON_COUNT" and type(value) is int
     }
-    return tuple(numbers[n] for n in range(1, REASON_COUNT + 1))
+    return tuple(numbers[n] for n in range(1, REASON_COUNT))
 
 
 def export_text(token: object, reason: int) -> bytes | None:

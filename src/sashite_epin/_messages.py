@@ -27,7 +27,17 @@ DERIVATION_NOT_LAST: Final = 12
 MULTIPLE_TERMINAL_MARKERS: Final = 13
 TERMINAL_NOT_AFTER_LETTER: Final = 14
 MISSING: Final = 15
-REASON_COUNT: Final = 15
+# A FEEN piece placement's own faults (the C API's scan_placement / format_placement
+# and Epin.boards): what lies between its tokens, and the caller's room.
+EMPTY_RANK: Final = 16
+LEADING_ZERO: Final = 17
+TOO_MANY_SEPARATORS: Final = 18
+RUN_TOO_LONG: Final = 19
+NO_ROOM: Final = 20
+NOT_A_CODE: Final = 21
+# One more than the highest reason: a table of REASON_COUNT entries indexed by reason
+# number holds every reason (entry 0: none).
+REASON_COUNT: Final = 22
 
 # The message of reason number n, at n - 1.
 MESSAGES: Final = (
@@ -46,4 +56,10 @@ MESSAGES: Final = (
     "multiple terminal markers (only one marker is allowed)",
     "wrong order (terminal marker must be a suffix)",
     "missing value",
+    "empty rank",
+    "empty-square count with a leading zero",
+    "more than two '/' in a row",
+    "run of empty squares longer than the room",
+    "more squares or ranks than the room",
+    "not a token code",
 )

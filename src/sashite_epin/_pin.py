@@ -240,7 +240,7 @@ class Pin(Token):
     @staticmethod
     def from_codes(codes: object) -> TokenArray:
         """A TokenArray of the Pins whose codes these are (what ``TokenArray.codes()``
-        gives, or any iterable of ints); 0xFFFF marks an entry invalid."""
+        gives, or any iterable of ints); CODE_NONE (-1) marks an entry invalid (0xFFFF too)."""
         return core.from_codes(codes, False)
 
     @staticmethod

@@ -22,7 +22,14 @@ class Reason(enum.Enum):
     the markers ``+ - ^ '``); DERIVATION_IN_PIN; MULTIPLE_STATE_MODIFIERS;
     MODIFIER_NOT_FIRST; MULTIPLE_DERIVATION_MARKERS; DERIVATION_NOT_LAST;
     MULTIPLE_TERMINAL_MARKERS; TERMINAL_NOT_AFTER_LETTER.  MISSING is bulk input's:
-    None, NaN, pandas.NA or an Arrow null where a token should be.
+    None, NaN, pandas.NA or an Arrow null where a token should be.  The last six are
+    a FEEN piece placement's own (``Epin.boards`` and the C API's ``scan_placement``):
+    EMPTY_RANK (a rank with no square: a "/" first, last or beside "//"),
+    LEADING_ZERO (a count of empty squares written "0" or "08"), TOO_MANY_SEPARATORS
+    ("///": FEEN separates ranks with "/" and layers with "//"), RUN_TOO_LONG (a count
+    of empty squares beyond the room left for squares) and NO_ROOM (more squares or
+    ranks than the caller made room for); NOT_A_CODE is a board's square that holds a
+    number no token has, when a board is written back.
     """
 
     EMPTY = _messages.EMPTY
@@ -40,6 +47,12 @@ class Reason(enum.Enum):
     MULTIPLE_TERMINAL_MARKERS = _messages.MULTIPLE_TERMINAL_MARKERS
     TERMINAL_NOT_AFTER_LETTER = _messages.TERMINAL_NOT_AFTER_LETTER
     MISSING = _messages.MISSING
+    EMPTY_RANK = _messages.EMPTY_RANK
+    LEADING_ZERO = _messages.LEADING_ZERO
+    TOO_MANY_SEPARATORS = _messages.TOO_MANY_SEPARATORS
+    RUN_TOO_LONG = _messages.RUN_TOO_LONG
+    NO_ROOM = _messages.NO_ROOM
+    NOT_A_CODE = _messages.NOT_A_CODE
 
     _value_: int
 

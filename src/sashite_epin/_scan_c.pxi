@@ -286,23 +286,3 @@ cdef void narrow(object s, Py_ssize_t n, unsigned char* out) noexcept:  # str or
     for i in range(n):
         cp = PyUnicode_READ(kind, data, i)
         out[i] = <unsigned char>cp if cp < 0x80 else 0x80
-
-
-cdef int format_token(int code, char* out) noexcept nogil:
-    """Write the token of a valid code into out (room for 4 bytes); its length, or -1."""
-    cdef int n = 0, rank
-    if not code_is_valid(code):
-        return -1
-    rank = code_rank(code)
-    if rank != RANK_NORMAL:
-        out[0] = b'-' if rank == RANK_DIMINISHED else b'+'
-        n = 1
-    out[n] = code_letter(code)
-    n += 1
-    if code_terminal(code):
-        out[n] = b'^'
-        n += 1
-    if code_derived(code):
-        out[n] = b"'"
-        n += 1
-    return n

@@ -93,6 +93,11 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
         while token_starts:
             if k == room:
                 stop[0] = resume
+                # A "^" (or EPIN's "'") right after the last token is a failure, judged
+                # with that token: say it now, as the next call could not see the token.
+                if resume < n and (byte_class[p[resume]] == K_CARET
+                                   or (epin and byte_class[p[resume]] == K_APOS)):
+                    reason[0] = stop_reason(p, n, resume, starts[k - 1], epin)
                 return k
             at = ctz64(token_starts)
             token_starts &= token_starts - 1
@@ -124,7 +129,8 @@ cdef inline Py_ssize_t greedy_many(const unsigned char* p, Py_ssize_t n, bint ep
                                    Py_ssize_t at, Py_ssize_t k, Py_ssize_t* stop,
                                    int* reason) noexcept nogil:
     """scan_many's greedy scan, from at, its tokens written from k: one token at a time,
-    exact, with the reason where it stops.  Returns the new k."""
+    exact, with the reason where it stops (tokenize's: stop_reason).  Returns the new
+    k."""
     cdef const ScanTables* tables = scan_tables()
     cdef Py_ssize_t used
     cdef unsigned char kind
@@ -135,12 +141,15 @@ cdef inline Py_ssize_t greedy_many(const unsigned char* p, Py_ssize_t n, bint ep
         if kind == K_OTHER or (kind == K_APOS and not epin):
             at += 1
             continue
-        if k == room:
-            stop[0] = at
-            return k
         code = scan_with(tables, p + at, n - at, epin, &used)
         if code < 0:
-            stop[0], reason[0] = at, -code
+            # tokenize's reason: a stray marker is judged with the token before it, so
+            # the scan goes on to see it before it stops for room (below)
+            stop[0] = at
+            reason[0] = stop_reason(p, n, at, starts[k - 1] if k > 0 else -1, epin)
+            return k
+        if k == room:
+            stop[0] = at
             return k
         codes[k], starts[k] = <unsigned short>code, at
         k += 1
