@@ -504,3 +504,96 @@ def test_polars_categories_outnumbering_the_rows_read_as_strings() -> None:
     assert_same_polars(series.epin.parse(errors="mark"), reference_polars(result))
     assert series.epin.reason().to_list() == reasons_of(result)
     del many
+
+
+# -- the accessors' short paths: the same frames as the rows' own parse ----------------
+# Texts of every kind a String column's own token column must give back as they are:
+# every token, near misses, non-ASCII, texts longer than a view holds inline (12 bytes).
+WIDE = [*EPIN_TOKENS, *PIN_TOKENS, "x1", "", "K+", "\u212a", "é^", "+K^'X" * 5, "K" * 40, None]
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+def test_polars_string_column_is_its_own_token_column(notation: Any) -> None:
+    for values in (WIDE, WIDE[::-1] * 3, [None, None], ["K"], []):
+        series = pl.Series("token", values, pl.String)
+        result = notation.parse_many(values, errors="mark")
+        space = series.epin if notation is Epin else series.pin
+        frame = space.parse(errors="mark")
+        assert_same_polars(frame, reference_polars(result))
+        assert frame.equals(generic_polars(result), null_equal=True)
+        assert frame.to_struct("token").equals(
+            series.to_frame().select(getattr(pl.col("token"), space.__class__.__name__[:-6]
+                                             .lower()).parse(errors="mark"))["token"],
+            null_equal=True,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["Categorical", "Enum, categories unused"])
+def test_polars_categories_unused_or_invalid_under_raise(notation: Any, kind: str) -> None:
+    """A category no row takes is never an error; a row's invalid one raises as the
+    rows' own parse does."""
+    values = [t for t in WIDE if t is not None and notation.is_valid(t)][:50]
+    series = polars_inputs(values)[kind]
+    if kind == "Categorical":  # an invalid word some other Categorical column holds
+        other = pl.Series("other", ["x1", "K+"] * 40, pl.Categorical)
+    space = series.epin if notation is Epin else series.pin
+    want = reference_polars(notation.parse_many(values, errors="mark"))
+    assert_same_polars(space.parse(), want)
+    assert_same_polars(space.parse(errors="mark"), want)
+    bad = polars_inputs([*values, "x1"])[kind]
+    with pytest.raises(ParseError) as caught:
+        (bad.epin if notation is Epin else bad.pin).parse()
+    with pytest.raises(ParseError) as plain:
+        notation.parse_many([*values, "x1"])
+    assert error_fields(caught.value) == error_fields(plain.value)
+    with pytest.raises(ValueError, match="errors must be"):
+        space.parse(errors="ignore")
+    if kind == "Categorical":
+        del other
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+def test_pandas_category_series_by_its_categories(notation: Any) -> None:
+    """Unused categories (invalid ones too), missing rows, a reordered index, empty: the
+    frame is the rows' own parse; an invalid row raises as that parse does."""
+    values = [t if i % 9 else None for i, t in enumerate(WIDE * 2)]
+    index = pd.Index(np.arange(len(values))[::-1] * 3)
+    kinds = {
+        "mixed": pd.Series(values, index=index, dtype="str").astype("category"),
+        "unused": pd.Series(
+            pd.Categorical(["K", "q", "K"], categories=["x1", "q", "K", "K''", "é", "q^"]),
+            index=["a", "b", "c"],
+            name="token",
+        ),
+        "empty": pd.Series([], dtype="str").astype("category"),
+    }
+    for name, series in kinds.items():
+        accessor = series.epin if notation is Epin else series.pin
+        plain = notation.parse_many(series.astype(object), errors="mark")
+        assert_same_pandas(accessor.parse(errors="mark"), reference_pandas(plain))
+        if name != "mixed":
+            assert_same_pandas(accessor.parse(), reference_pandas(plain))
+    with pytest.raises(ParseError) as caught:
+        (kinds["mixed"].epin if notation is Epin else kinds["mixed"].pin).parse()
+    with pytest.raises(ParseError) as expected:
+        notation.parse_many(kinds["mixed"])
+    assert error_fields(caught.value) == error_fields(expected.value)
+
+
+def test_pandas_category_of_other_objects_fails_as_the_rows_do() -> None:
+    """Categories that are not text: the rows' own parse says why (TypeError)."""
+    series = pd.Series(pd.Categorical([1, 2, 1]))
+    with pytest.raises(TypeError) as caught:
+        series.epin.parse(errors="mark")
+    with pytest.raises(TypeError) as plain:
+        Epin.parse_many(series, errors="mark")
+    assert str(caught.value) == str(plain.value)
+
+
+@pytest.mark.parametrize("tokens", [["K"] * 25_000 + ["x1", "K+", None, "q'"]])
+def test_polars_categories_seen_late_are_registered_in_the_same_order(
+    tokens: list[object],
+) -> None:
+    """Words first held past the first pieces looked at (and reasons no entry holds)."""
+    test_polars_categories_are_registered_in_the_same_order(tokens)

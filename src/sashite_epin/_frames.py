@@ -212,7 +212,7 @@ def _categorical_dtypes(pd: Any, pa: Any) -> dict[str, Any]:
     return dtypes
 
 
-def to_polars(result: Any) -> Any:
+def to_polars(result: Any, token: Any = None) -> Any:
     """A polars DataFrame of the result's columns, side and state categorical.
 
     Built from the codes where polars has the constructors for it (its categoricals
@@ -222,7 +222,12 @@ def to_polars(result: Any) -> Any:
     polars' own import of the export makes them; the token column gathered by the
     codes from the tokens, or, where entries are marked invalid (whose text as read is
     only in the export), converted from the export's utf8 field; the booleans from the
-    records.  Elsewhere polars imports the export itself."""
+    records (where the export was made, its own bool fields, which polars takes as they
+    are, nulls and all).  Elsewhere polars imports the export itself.
+
+    ``token``: a polars String Series of the very texts the result was parsed from (the
+    polars namespace's): the token column then, as a valid entry's text is its token
+    and an invalid one's is the text as read, so neither export nor gather is made."""
     pl = _library("polars", "polars")
     if not hasattr(pl, "Categories"):
         return pl.DataFrame(result)
@@ -245,7 +250,8 @@ def to_polars(result: Any) -> Any:
         "side": (records["side"] + (blank << 1), _SIDE_TABLE),
         "state": (records["state"] + blank * numpy.uint8(3), _STATE_TABLE),
     }
-    struct = _pyarrow_export(result) if marked else None
+    # The export is read for the marked entries' texts, which only it holds.
+    struct = _pyarrow_export(result) if marked and token is None else None
     if marked:
         if struct is None:
             reasons = result.reason_codes()
@@ -260,7 +266,10 @@ def to_polars(result: Any) -> Any:
         kept.append(registered)
         columns[name] = index
         gathers.append(pl.lit(table).gather(pl.col(name)).alias(name))
-    token = _polars_token(pl, numpy, result, struct if marked else False)
+    if token is not None:
+        token = token.alias("token")
+    else:
+        token = _polars_token(pl, numpy, result, struct if marked else False)
     if isinstance(token, tuple):  # the tokens' Series and the codes that gather it
         columns["token"] = token[1]
         gathers.append(pl.lit(token[0]).gather(pl.col("token")).alias("token"))
@@ -276,6 +285,8 @@ def to_polars(result: Any) -> Any:
                 out.append(pl.Series(name, [], pl.String if name == "token" else pl.Categorical))
         elif name == "token":
             out.append(token)
+        elif struct is not None and name in ("terminal", "derived", "valid"):
+            out.append(pl.Series(name, struct.field(name)))  # bitmaps taken as they are
         elif name in ("terminal", "derived"):
             values = pl.Series(name, records[name].astype(bool))
             out.append(values.set(invalid, None) if marked else values)
@@ -386,4 +397,12 @@ def _first_seen(numpy: Any, index: Any, words: tuple[str | None, ...]) -> list[i
                 left -= 1
         start += step
         step = min(step * 4, 1 << 20)
+        if left and start == _LATE:
+            # Words still missing this far in are looked for only if some later entry
+            # holds them (one counting pass): else each would be looked for to the end.
+            wanted &= numpy.bincount(index[start:], minlength=256) > 0
+            left = int(wanted.sum())
     return order
+
+
+_LATE = 1024 + 4096 + 16384  # the third piece's end

@@ -44,7 +44,8 @@ class EpinAccessor:
         ``errors="raise"`` (the default) raises ParseError at the first invalid entry,
         naming its position (``index``) and its index label (``label``);
         ``errors="mark"`` keeps every row."""
-        return self.parse_many(errors).to_pandas()
+        frame = _by_categories(self._notation, self._values, errors)
+        return self.parse_many(errors).to_pandas() if frame is None else frame
 
     def is_valid(self) -> Any:
         """A bool Series on the same index: True where the entry is a token."""
@@ -61,6 +62,28 @@ class EpinAccessor:
 
     def _name(self) -> Any:
         return getattr(self._values, "name", None)
+
+
+def _by_categories(notation: Any, values: Any, errors: str) -> Any:
+    """A category Series' frame: its categories (and a missing value after them)
+    parsed once, their frame taken by the rows' codes (-1, a missing row: the last),
+    no row's marks made.  None for any other input, and where the categories' parse
+    fails or a row would fail under errors="raise": parse_many then reads the rows and
+    raises as it does, naming the row."""
+    if errors not in ("raise", "mark") or not isinstance(values, pandas.Series):
+        return None
+    if not isinstance(values.dtype, pandas.CategoricalDtype):
+        return None
+    try:
+        result = notation.parse_many([*values.cat.categories, None], errors="mark")
+    except (TypeError, ValueError):
+        return None
+    codes = values.cat.codes.to_numpy()
+    if errors == "raise" and not result.valid_mask().take(codes).all():
+        return None
+    frame = result.to_pandas(index=False).take(codes)
+    frame.index = values.index
+    return frame
 
 
 class PinAccessor(EpinAccessor):

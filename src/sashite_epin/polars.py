@@ -21,6 +21,7 @@ from typing import Any
 
 import polars
 
+from . import _frames
 from ._epin import Epin
 from ._errors import ParseError
 from ._marks import reason_names
@@ -29,7 +30,24 @@ from ._pin import Pin
 
 def _parsed(notation: Any, series: Any, errors: str) -> Any:
     """The struct Series of a Series' tokens, named as the Series is."""
-    return _result(notation, series, errors).to_polars().to_struct(series.name)
+    return _frame(notation, series, errors).to_struct(series.name)
+
+
+def _frame(notation: Any, series: Any, errors: str) -> Any:
+    """The DataFrame of a Series' tokens.  A Categorical or Enum Series: the frame of its
+    categories (parsed once), gathered by the rows' codes, no row's marks made (unless
+    a row is invalid under errors="raise": _result raises for it).  A String Series is
+    its own token column (a valid entry's text is its token, an invalid one's the
+    text as read), so the texts are neither exported nor gathered again."""
+    table = _categories(notation, series) if errors in ("raise", "mark") else None
+    if table is not None:
+        categories, codes = table
+        if errors == "mark" or categories.valid_mask().take(codes).all():
+            return categories.to_polars().select(polars.all().gather(codes))
+    result = _result(notation, series, errors)
+    if series.dtype == polars.String:
+        return _frames.to_polars(result, token=series)
+    return result.to_polars()
 
 
 def _struct_type(notation: Any) -> Any:
@@ -158,7 +176,7 @@ class EpinSeries:
 
     def parse(self, errors: str = "raise") -> Any:
         """A DataFrame of the token fields, valid and reason, one row per entry."""
-        return _result(self._notation, self._series, errors).to_polars()
+        return _frame(self._notation, self._series, errors)
 
     def is_valid(self) -> Any:
         """A Boolean Series: True where the entry is a token."""
