@@ -238,6 +238,22 @@ def test_to_polars_is_the_reference(core: ModuleType, name: str) -> None:
     check_polars(results(core)[name])
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_to_arrow_is_pyarrows_reading(core: ModuleType, name: str) -> None:
+    """to_arrow() imports against a schema imported once per shape: each shape, in turn
+    and again, gives what pyarrow's own reading of the capsules gives."""
+    shapes = results(core)
+    for result in (shapes[name], shapes["pin"], shapes["tokenize_many"], shapes[name]):
+        table = result.to_arrow()
+        want = pa.table(result)
+        assert table.schema == want.schema
+        assert table.equals(want)
+        assert table.to_pylist() == want.to_pylist()
+        table.validate(full=True)
+    rows = shapes["tokenize_many"].by_row()
+    assert rows.to_arrow().equals(pa.table(rows))
+
+
 def labelled(core: ModuleType) -> dict[str, Any]:
     """Results that carry labels (set as the facade sets them)."""
     index = pd.Index([f"r{i}" for i in range(len(TOKENS))], name="square")

@@ -22,9 +22,40 @@ def _library(name: str, extra: str) -> Any:
         ) from None
 
 
-def to_arrow(result: object) -> Any:
-    """A pyarrow Table of the result's columns."""
-    return _library("pyarrow", "arrow").table(result)
+def to_arrow(result: Any) -> Any:
+    """A pyarrow Table of the result's columns.
+
+    The export's array imported against a pyarrow schema imported once per shape (the
+    schema is the same whatever the data): pyarrow's import of the schema costs more
+    than a parse of a few thousand entries, which is what an engine hands a UDF.  Any
+    other exporter (a TokenRows) goes through pyarrow's own reading."""
+    pa = _library("pyarrow", "arrow")
+    if not hasattr(result, "offsets"):
+        return pa.table(result)
+    key = (id(pa), result.notation, result.offsets is not None)
+    schema = _SCHEMAS.get(key)
+    if schema is None:
+        schema = pa.schema(pa.DataType._import_from_c_capsule(result.__arrow_c_schema__()))
+        _SCHEMAS[key] = schema
+    array = result.__arrow_c_array__()[1]
+    # pyarrow moves the array out of the capsule (whose release then frees nothing).
+    batch = pa.RecordBatch._import_from_c(_address(array), schema)
+    return pa.Table.from_batches([batch], schema)
+
+
+_SCHEMAS: dict[tuple[int, str, bool], Any] = {}
+_CAPSULE_POINTER: list[Any] = []
+
+
+def _address(capsule: object) -> int:
+    """Where an "arrow_array" capsule's ArrowArray is."""
+    if not _CAPSULE_POINTER:
+        import ctypes  # here: only the first export needs it
+
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        _CAPSULE_POINTER.append(get)
+    return int(_CAPSULE_POINTER[0](capsule, b"arrow_array"))
 
 
 class TokenRows:
