@@ -570,6 +570,17 @@ def test_polars_categories_unused_or_invalid_under_raise(notation: Any, kind: st
 
 
 @pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["Categorical", "Enum"])
+def test_polars_valid_categories_with_missing_rows(notation: Any, kind: str) -> None:
+    """Every category valid: the rows marked are the missing ones, few or many."""
+    for values in (["K", None, "q"] * 10, ["K", "q"] * 50 + [None], [None] * 4):
+        series = polars_inputs(values)[kind]
+        space = series.epin if notation is Epin else series.pin
+        want = reference_polars(notation.parse_many(values, errors="mark"))
+        assert_same_polars(space.parse(errors="mark"), want)
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
 def test_pandas_category_series_by_its_categories(notation: Any) -> None:
     """Unused categories (invalid ones too), missing rows, a reordered index, empty: the
     frame is the rows' own parse; an invalid row raises as that parse does."""
@@ -583,6 +594,8 @@ def test_pandas_category_series_by_its_categories(notation: Any) -> None:
             name="token",
         ),
         "empty": pd.Series([], dtype="str").astype("category"),
+        # every category valid, a third of the rows missing: taken by the codes
+        "missing rows": pd.Series(["K", None, "q"] * 10, dtype="str").astype("category"),
         # one row in 100 marked: read as rows (the frame taken by codes costs more)
         "few marked": pd.Series(["K", "q"] * 50 + ["x1"], dtype="str").astype("category"),
     }

@@ -81,7 +81,9 @@ def _by_categories(notation: Any, values: Any, errors: str) -> Any:
     except (TypeError, ValueError):
         return None
     codes = values.cat.codes.to_numpy()
-    invalid = (~result.valid_mask()).take(codes).sum()  # the rows the parse would mark
+    # The rows the parse would mark: where every category is valid, the missing ones.
+    bad = ~result.valid_mask()  # the last: the missing value's
+    invalid = (codes < 0).sum() if not bad[:-1].any() else bad.take(codes).sum()
     if invalid * _MARKED_SHARE < len(codes):
         return None
     frame = result.to_pandas(index=False).take(codes)

@@ -45,7 +45,8 @@ def _frame(notation: Any, series: Any, errors: str) -> Any:
         # The rows the parse would mark: gathering the categories' frame costs about
         # 25 ns a row (CPU) whatever the rows hold, the rows' own frame about 14 ns
         # and some 300 more a marked row.
-        invalid = (~categories.valid_mask()).take(codes).sum()
+        bad = ~categories.valid_mask()  # the last: the missing value's
+        invalid = series.null_count() if not bad[:-1].any() else bad.take(codes).sum()
         if invalid * _MARKED_SHARE >= len(codes):
             return categories.to_polars().select(polars.all().gather(codes))
     result = _result(notation, series, errors)
