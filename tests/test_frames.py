@@ -254,6 +254,22 @@ def test_to_arrow_is_pyarrows_reading(core: ModuleType, name: str) -> None:
     assert rows.to_arrow().equals(pa.table(rows))
 
 
+def test_to_arrow_without_the_pointer_reads_as_pyarrow_does(
+    core: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the capsule's pointer cannot be had (no ctypes.pythonapi), pyarrow reads the
+    capsules itself, with the same table."""
+    from sashite_epin import _frames
+
+    def unavailable(capsule: object) -> int:
+        raise AttributeError("pythonapi")
+
+    monkeypatch.setattr(_frames, "_address", unavailable)
+    result = results(core)["marked"]
+    assert result.to_arrow().equals(pa.table(result))
+    assert len(result.to_arrow()) == len(result)
+
+
 def labelled(core: ModuleType) -> dict[str, Any]:
     """Results that carry labels (set as the facade sets them)."""
     index = pd.Index([f"r{i}" for i in range(len(TOKENS))], name="square")

@@ -38,8 +38,11 @@ def to_arrow(result: Any) -> Any:
         schema = pa.schema(pa.DataType._import_from_c_capsule(result.__arrow_c_schema__()))
         _SCHEMAS[key] = schema
     array = result.__arrow_c_array__()[1]
-    # pyarrow moves the array out of the capsule (whose release then frees nothing).
-    batch = pa.RecordBatch._import_from_c(_address(array), schema)
+    try:
+        # pyarrow moves the array out of the capsule (whose release then frees nothing).
+        batch = pa.RecordBatch._import_from_c(_address(array), schema)
+    except (AttributeError, ImportError):  # no ctypes.pythonapi, or another pyarrow
+        return pa.table(result)
     return pa.Table.from_batches([batch], schema)
 
 
