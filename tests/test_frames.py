@@ -546,18 +546,16 @@ WIDE = [*EPIN_TOKENS, *PIN_TOKENS, "x1", "", "K+", "\u212a", "é^", "+K^'X" * 5,
 
 @pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
 def test_polars_string_column_is_its_own_token_column(notation: Any) -> None:
+    name = "epin" if notation is Epin else "pin"
     for values in (WIDE, WIDE[::-1] * 3, [None, None], ["K"], []):
         series = pl.Series("token", values, pl.String)
         result = notation.parse_many(values, errors="mark")
-        space = series.epin if notation is Epin else series.pin
-        frame = space.parse(errors="mark")
+        frame = getattr(series, name).parse(errors="mark")
         assert_same_polars(frame, reference_polars(result))
         assert frame.equals(generic_polars(result), null_equal=True)
-        assert frame.to_struct("token").equals(
-            series.to_frame().select(getattr(pl.col("token"), space.__class__.__name__[:-6]
-                                             .lower()).parse(errors="mark"))["token"],
-            null_equal=True,
-        )  # fmt: skip
+        expression = getattr(pl.col("token"), name).parse(errors="mark")
+        struct = series.to_frame().select(expression)["token"]
+        assert frame.to_struct("token").equals(struct, null_equal=True)
 
 
 @pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
