@@ -238,6 +238,38 @@ def test_to_polars_is_the_reference(core: ModuleType, name: str) -> None:
     check_polars(results(core)[name])
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_to_arrow_is_pyarrows_reading(core: ModuleType, name: str) -> None:
+    """to_arrow() imports against a schema imported once per shape: each shape, in turn
+    and again, gives what pyarrow's own reading of the capsules gives."""
+    shapes = results(core)
+    for result in (shapes[name], shapes["pin"], shapes["tokenize_many"], shapes[name]):
+        table = result.to_arrow()
+        want = pa.table(result)
+        assert table.schema == want.schema
+        assert table.equals(want)
+        assert table.to_pylist() == want.to_pylist()
+        table.validate(full=True)
+    rows = shapes["tokenize_many"].by_row()
+    assert rows.to_arrow().equals(pa.table(rows))
+
+
+def test_to_arrow_without_the_pointer_reads_as_pyarrow_does(
+    core: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the capsule's pointer cannot be had (no ctypes.pythonapi), pyarrow reads the
+    capsules itself, with the same table."""
+    from sashite_epin import _frames
+
+    def unavailable(capsule: object) -> int:
+        raise AttributeError("pythonapi")
+
+    monkeypatch.setattr(_frames, "_address", unavailable)
+    result = results(core)["marked"]
+    assert result.to_arrow().equals(pa.table(result))
+    assert len(result.to_arrow()) == len(result)
+
+
 def labelled(core: ModuleType) -> dict[str, Any]:
     """Results that carry labels (set as the facade sets them)."""
     index = pd.Index([f"r{i}" for i in range(len(TOKENS))], name="square")
@@ -517,3 +549,109 @@ def test_polars_categories_outnumbering_the_rows_read_as_strings() -> None:
     assert_same_polars(series.epin.parse(errors="mark"), accessor_polars(result))
     assert series.epin.reason().to_list() == reasons_of(result)
     del many
+
+
+# -- the accessors' short paths: the same frames as the rows' own parse ----------------
+# Texts of every kind a String column's own token column must give back as they are:
+# every token, near misses, non-ASCII, texts longer than a view holds inline (12 bytes).
+WIDE = [*EPIN_TOKENS, *PIN_TOKENS, "x1", "", "K+", "\u212a", "é^", "+K^'X" * 5, "K" * 40, None]
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+def test_polars_string_column_is_its_own_token_column(notation: Any) -> None:
+    name = "epin" if notation is Epin else "pin"
+    for values in (WIDE, WIDE[::-1] * 3, [None, None], ["K"], []):
+        series = pl.Series("token", values, pl.String)
+        result = notation.parse_many(values, errors="mark")
+        frame = getattr(series, name).parse(errors="mark")
+        assert_same_polars(frame, reference_polars(result))
+        assert frame.equals(generic_polars(result), null_equal=True)
+        expression = getattr(pl.col("token"), name).parse(errors="mark")
+        struct = series.to_frame().select(expression)["token"]
+        assert frame.to_struct("token").equals(struct, null_equal=True)
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["Categorical", "Enum, categories unused"])
+def test_polars_categories_unused_or_invalid_under_raise(notation: Any, kind: str) -> None:
+    """A category no row takes is never an error; a row's invalid one raises as the
+    rows' own parse does."""
+    values = [t for t in WIDE if t is not None and notation.is_valid(t)][:50]
+    series = polars_inputs(values)[kind]
+    if kind == "Categorical":  # an invalid word some other Categorical column holds
+        other = pl.Series("other", ["x1", "K+"] * 40, pl.Categorical)
+    space = series.epin if notation is Epin else series.pin
+    want = reference_polars(notation.parse_many(values, errors="mark"))
+    assert_same_polars(space.parse(), want)
+    assert_same_polars(space.parse(errors="mark"), want)
+    bad = polars_inputs([*values, "x1"])[kind]
+    with pytest.raises(ParseError) as caught:
+        (bad.epin if notation is Epin else bad.pin).parse()
+    with pytest.raises(ParseError) as plain:
+        notation.parse_many([*values, "x1"])
+    assert error_fields(caught.value) == error_fields(plain.value)
+    with pytest.raises(ValueError, match="errors must be"):
+        space.parse(errors="ignore")
+    if kind == "Categorical":
+        del other
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["Categorical", "Enum"])
+def test_polars_valid_categories_with_missing_rows(notation: Any, kind: str) -> None:
+    """Every category valid: the rows marked are the missing ones, few or many."""
+    for values in (["K", None, "q"] * 10, ["K", "q"] * 50 + [None], [None] * 4):
+        series = polars_inputs(values)[kind]
+        space = series.epin if notation is Epin else series.pin
+        want = reference_polars(notation.parse_many(values, errors="mark"))
+        assert_same_polars(space.parse(errors="mark"), want)
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+def test_pandas_category_series_by_its_categories(notation: Any) -> None:
+    """Unused categories (invalid ones too), missing rows, a reordered index, empty: the
+    frame is the rows' own parse; an invalid row raises as that parse does."""
+    values = [t if i % 9 else None for i, t in enumerate(WIDE * 2)]
+    index = pd.Index(np.arange(len(values))[::-1] * 3)
+    kinds = {
+        "mixed": pd.Series(values, index=index, dtype="str").astype("category"),
+        "unused": pd.Series(
+            pd.Categorical(["K", "q", "K"], categories=["x1", "q", "K", "K''", "é", "q^"]),
+            index=["a", "b", "c"],
+            name="token",
+        ),
+        "empty": pd.Series([], dtype="str").astype("category"),
+        # every category valid, a third of the rows missing: taken by the codes
+        "missing rows": pd.Series(["K", None, "q"] * 10, dtype="str").astype("category"),
+        # one row in 100 marked: read as rows (the frame taken by codes costs more)
+        "few marked": pd.Series(["K", "q"] * 50 + ["x1"], dtype="str").astype("category"),
+    }
+    for name, series in kinds.items():
+        accessor = series.epin if notation is Epin else series.pin
+        plain = notation.parse_many(series.astype(object), errors="mark")
+        assert_same_pandas(accessor.parse(errors="mark"), reference_pandas(plain))
+        if name in ("unused", "empty"):
+            assert_same_pandas(accessor.parse(), reference_pandas(plain))
+    with pytest.raises(ParseError) as caught:
+        (kinds["mixed"].epin if notation is Epin else kinds["mixed"].pin).parse()
+    with pytest.raises(ParseError) as expected:
+        notation.parse_many(kinds["mixed"])
+    assert error_fields(caught.value) == error_fields(expected.value)
+
+
+def test_pandas_category_of_other_objects_fails_as_the_rows_do() -> None:
+    """Categories that are not text: the rows' own parse says why (TypeError)."""
+    series = pd.Series(pd.Categorical([1, 2, 1]))
+    with pytest.raises(TypeError) as caught:
+        series.epin.parse(errors="mark")
+    with pytest.raises(TypeError) as plain:
+        Epin.parse_many(series, errors="mark")
+    assert str(caught.value) == str(plain.value)
+
+
+@pytest.mark.parametrize("tokens", [["K"] * 25_000 + ["x1", "K+", None, "q'"]])
+def test_polars_categories_seen_late_are_registered_in_the_same_order(
+    tokens: list[object],
+) -> None:
+    """Words first held past the first pieces looked at (and reasons no entry holds)."""
+    test_polars_categories_are_registered_in_the_same_order(tokens)

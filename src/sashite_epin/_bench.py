@@ -324,7 +324,7 @@ def run(
         )
     ]
     try:
-        work_list.append(("uniform", _bench_containers.batch_row(uniform_tokens)[0]))
+        work_list += [("uniform", row) for row in _bench_containers.batch_rows(uniform_tokens)]
     except ImportError:  # no pyarrow
         pass
     placements = [PLACEMENTS[i % len(PLACEMENTS)] for i in range(max(1, count // 30))]

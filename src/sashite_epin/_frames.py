@@ -22,9 +22,43 @@ def _library(name: str, extra: str) -> Any:
         ) from None
 
 
-def to_arrow(result: object) -> Any:
-    """A pyarrow Table of the result's columns."""
-    return _library("pyarrow", "arrow").table(result)
+def to_arrow(result: Any) -> Any:
+    """A pyarrow Table of the result's columns.
+
+    The export's array imported against a pyarrow schema imported once per shape (the
+    schema is the same whatever the data): pyarrow's import of the schema costs more
+    than a parse of a few thousand entries, which is what an engine hands a UDF.  Any
+    other exporter (a TokenRows) goes through pyarrow's own reading."""
+    pa = _library("pyarrow", "arrow")
+    if not hasattr(result, "offsets"):
+        return pa.table(result)
+    key = (id(pa), result.notation, result.offsets is not None)
+    schema = _SCHEMAS.get(key)
+    if schema is None:
+        schema = pa.schema(pa.DataType._import_from_c_capsule(result.__arrow_c_schema__()))
+        _SCHEMAS[key] = schema
+    array = result.__arrow_c_array__()[1]
+    try:
+        # pyarrow moves the array out of the capsule (whose release then frees nothing).
+        batch = pa.RecordBatch._import_from_c(_address(array), schema)
+    except (AttributeError, ImportError):  # no ctypes.pythonapi, or another pyarrow
+        return pa.table(result)
+    return pa.Table.from_batches([batch], schema)
+
+
+_SCHEMAS: dict[tuple[int, str, bool], Any] = {}
+_CAPSULE_POINTER: list[Any] = []
+
+
+def _address(capsule: object) -> int:
+    """Where an "arrow_array" capsule's ArrowArray is."""
+    if not _CAPSULE_POINTER:
+        import ctypes  # here: only the first export needs it
+
+        get = ctypes.pythonapi.PyCapsule_GetPointer
+        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        _CAPSULE_POINTER.append(get)
+    return int(_CAPSULE_POINTER[0](capsule, b"arrow_array"))
 
 
 class TokenRows:
@@ -241,7 +275,7 @@ def _categorical_dtypes(pd: Any, pa: Any) -> dict[str, Any]:
     return dtypes
 
 
-def to_polars(result: Any) -> Any:
+def to_polars(result: Any, token: Any = None) -> Any:
     """A polars DataFrame of the result's columns, side and state categorical.
 
     Built from the codes where polars has the constructors for it (its categoricals
@@ -251,7 +285,12 @@ def to_polars(result: Any) -> Any:
     polars' own import of the export makes them; the token column gathered by the
     codes from the tokens, or, where entries are marked invalid (whose text as read is
     only in the export), converted from the export's utf8 field; the booleans from the
-    records.  Elsewhere polars imports the export itself."""
+    records (where the export was made, its own bool fields, which polars takes as they
+    are, nulls and all).  Elsewhere polars imports the export itself.
+
+    ``token``: a polars String Series of the very texts the result was parsed from (the
+    polars namespace's): the token column then, as a valid entry's text is its token
+    and an invalid one's is the text as read, so neither export nor gather is made."""
     pl = _library("polars", "polars")
     if not hasattr(pl, "Categories"):
         return pl.DataFrame(result)
@@ -274,7 +313,8 @@ def to_polars(result: Any) -> Any:
         "side": (records["side"] + (blank << 1), _SIDE_TABLE),
         "state": (records["state"] + blank * numpy.uint8(3), _STATE_TABLE),
     }
-    struct = _pyarrow_export(result) if marked else None
+    # The export is read for the marked entries' texts, which only it holds.
+    struct = _pyarrow_export(result) if marked and token is None else None
     if marked:
         if struct is None:
             reasons = result.reason_codes()
@@ -289,7 +329,10 @@ def to_polars(result: Any) -> Any:
         kept.append(registered)
         columns[name] = index
         gathers.append(pl.lit(table).gather(pl.col(name)).alias(name))
-    token = _polars_token(pl, numpy, result, struct if marked else False)
+    if token is not None:
+        token = token.alias("token")
+    else:
+        token = _polars_token(pl, numpy, result, struct if marked else False)
     if isinstance(token, tuple):  # the tokens' Series and the codes that gather it
         columns["token"] = token[1]
         gathers.append(pl.lit(token[0]).gather(pl.col("token")).alias("token"))
@@ -305,6 +348,8 @@ def to_polars(result: Any) -> Any:
                 out.append(pl.Series(name, [], pl.String if name == "token" else pl.Categorical))
         elif name == "token":
             out.append(token)
+        elif struct is not None and name in ("terminal", "derived", "valid"):
+            out.append(pl.Series(name, struct.field(name)))  # bitmaps taken as they are
         elif name in ("terminal", "derived"):
             values = pl.Series(name, records[name].astype(bool))
             out.append(values.set(invalid, None) if marked else values)
@@ -415,4 +460,12 @@ def _first_seen(numpy: Any, index: Any, words: tuple[str | None, ...]) -> list[i
                 left -= 1
         start += step
         step = min(step * 4, 1 << 20)
+        if left and start == _LATE:
+            # Words still missing this far in are looked for only if some later entry
+            # holds them (one counting pass): else each would be looked for to the end.
+            wanted &= numpy.bincount(index[start:], minlength=256) > 0
+            left = int(wanted.sum())
     return order
+
+
+_LATE = 1024 + 4096 + 16384  # the third piece's end

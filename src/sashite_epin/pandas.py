@@ -45,7 +45,10 @@ class EpinAccessor:
         naming its position (``index``) and its index label (``label``);
         ``errors="mark"`` keeps every row.  The token itself is a column only with
         ``token=True``, so ``df.join(df["token"].epin.parse())`` needs no suffix."""
-        return self.parse_many(errors).to_pandas(token=token)
+        frame = _by_categories(self._notation, self._values, errors)
+        if frame is None:
+            return self.parse_many(errors).to_pandas(token=token)
+        return frame if token else frame.drop(columns="token")
 
     def tokenize(self, errors: str = "raise") -> Any:
         """A DataFrame of one row per token of each entry (placements written back to
@@ -68,6 +71,36 @@ class EpinAccessor:
 
     def _name(self) -> Any:
         return getattr(self._values, "name", None)
+
+
+def _by_categories(notation: Any, values: Any, errors: str) -> Any:
+    """A category Series' frame under errors="mark", where rows are marked invalid: its
+    categories (and a missing value after them) parsed once, their frame taken by the
+    rows' codes (-1, a missing row: the last), no row's marks made.  None for any other
+    input, where the categories' parse fails (parse_many then reads the rows and says
+    why), and where few rows are marked (no marks are made then, and taking the frame
+    costs about 20 ns a row whatever the rows hold, where the rows' own parse is faster
+    until about one row in 25 is marked: a marked row costs some 300 ns there)."""
+    if errors != "mark" or not isinstance(values, pandas.Series):
+        return None
+    if not isinstance(values.dtype, pandas.CategoricalDtype):
+        return None
+    try:
+        result = notation.parse_many([*values.cat.categories, None], errors="mark")
+    except (TypeError, ValueError):
+        return None
+    codes = values.cat.codes.to_numpy()
+    # The rows the parse would mark: where every category is valid, the missing ones.
+    bad = ~result.valid_mask()  # the last: the missing value's
+    invalid = (codes < 0).sum() if not bad[:-1].any() else bad.take(codes).sum()
+    if invalid * _MARKED_SHARE < len(codes):
+        return None
+    frame = result.to_pandas(index=False).take(codes)
+    frame.index = values.index
+    return frame
+
+
+_MARKED_SHARE = 25
 
 
 class PinAccessor(EpinAccessor):
