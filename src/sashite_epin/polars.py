@@ -17,7 +17,7 @@ runs; the work is elementwise, so the streaming engine can run it batch by batch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import polars
 
@@ -36,7 +36,7 @@ def _struct_type(notation: Any) -> Any:
     return _parsed(notation, polars.Series("", [], polars.String), "mark").dtype
 
 
-def _valid(notation: Any, series: Any) -> Any:
+def _valid(notation: Any, series: Any) -> polars.Series:
     table = _categories(notation, series)
     if table is None:
         valid = notation.parse_many(series, errors="mark").valid_mask()
@@ -48,7 +48,7 @@ def _valid(notation: Any, series: Any) -> Any:
     return polars.Series(series.name, valid, polars.Boolean)
 
 
-def _reason(notation: Any, series: Any) -> Any:
+def _reason(notation: Any, series: Any) -> polars.Series:
     """The Enum of the reason names, gathered by each entry's reason number from the
     names after a missing value (number 0: valid)."""
     table = _categories(notation, series)
@@ -113,10 +113,10 @@ class EpinExpr:
 
     _notation: Any = Epin
 
-    def __init__(self, expr: Any) -> None:
+    def __init__(self, expr: polars.Expr) -> None:
         self._expr = expr
 
-    def parse(self, errors: str = "raise") -> Any:
+    def parse(self, errors: Literal["raise", "mark"] = "raise") -> polars.Expr:
         """A struct of the token fields, valid and reason (``errors="raise"``, the
         default, fails the query at the first invalid entry; ``"mark"`` keeps it)."""
         notation = self._notation
@@ -126,14 +126,14 @@ class EpinExpr:
             is_elementwise=True,
         )
 
-    def is_valid(self) -> Any:
+    def is_valid(self) -> polars.Expr:
         """Boolean: True where the entry is a token."""
         notation = self._notation
         return self._expr.map_batches(
             lambda s: _valid(notation, s), return_dtype=polars.Boolean, is_elementwise=True
         )
 
-    def reason(self) -> Any:
+    def reason(self) -> polars.Expr:
         """The Reason name of each invalid entry (an Enum of the names), null where the
         entry is valid."""
         notation = self._notation
@@ -153,18 +153,19 @@ class EpinSeries:
 
     _notation: Any = Epin
 
-    def __init__(self, series: Any) -> None:
+    def __init__(self, series: polars.Series) -> None:
         self._series = series
 
-    def parse(self, errors: str = "raise") -> Any:
+    def parse(self, errors: Literal["raise", "mark"] = "raise") -> polars.DataFrame:
         """A DataFrame of the token fields, valid and reason, one row per entry."""
-        return _result(self._notation, self._series, errors).to_polars()
+        frame: polars.DataFrame = _result(self._notation, self._series, errors).to_polars()
+        return frame
 
-    def is_valid(self) -> Any:
+    def is_valid(self) -> polars.Series:
         """A Boolean Series: True where the entry is a token."""
         return _valid(self._notation, self._series)
 
-    def reason(self) -> Any:
+    def reason(self) -> polars.Series:
         """The Reason name of each invalid entry, null where the entry is valid."""
         return _reason(self._notation, self._series)
 

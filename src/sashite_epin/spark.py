@@ -48,19 +48,19 @@ FUNCTIONS = tuple(
 def parse(col: Column | str, notation: Notation = "epin") -> Column:
     """A struct column (``schema(notation)``) of each entry's token fields, valid and
     reason; an invalid or missing entry is kept, marked."""
-    return _udf(notation, "parse")(col)  # type: ignore[no-any-return]
+    return _udf(notation, "parse")(col)
 
 
 def valid(col: Column | str, notation: Notation = "epin") -> Column:
     """A boolean column: true where the entry is a token, false where it is invalid or
     missing."""
-    return _udf(notation, "valid")(col)  # type: ignore[no-any-return]
+    return _udf(notation, "valid")(col)
 
 
 def reason(col: Column | str, notation: Notation = "epin") -> Column:
     """A string column: the Reason name of each invalid entry (``MISSING`` where it is
     missing), null where it is valid."""
-    return _udf(notation, "reason")(col)  # type: ignore[no-any-return]
+    return _udf(notation, "reason")(col)
 
 
 def tokens(col: Column | str, notation: Notation = "epin") -> Column:
@@ -68,7 +68,7 @@ def tokens(col: Column | str, notation: Notation = "epin") -> Column:
     placement), each a struct of ``parse``'s fields and its ``offset`` in the text, the
     runs between them (``/8/``) left out; null where the text is missing, empty where
     it holds no token."""
-    return _udf(notation, "tokens")(col)  # type: ignore[no-any-return]
+    return _udf(notation, "tokens")(col)
 
 
 def schema(notation: Notation = "epin") -> StructType:
@@ -76,8 +76,7 @@ def schema(notation: Notation = "epin") -> StructType:
     ``state`` (strings), ``terminal``, ``derived`` (EPIN only), ``valid`` (booleans)
     and ``reason`` (a string).  ``tokens`` gives an array of this struct with one more
     field, ``offset`` (a long).  Built from ``TokenArray.to_arrow()``'s schema."""
-    found = _spark_type(_notation(notation).parse_many([], errors="mark").to_arrow().schema)
-    return found  # type: ignore[return-value]
+    return _spark_type(_notation(notation).parse_many([], errors="mark").to_arrow().schema)
 
 
 def register(spark: SparkSession) -> tuple[str, ...]:
