@@ -5,10 +5,10 @@ same as SQL functions (``epin_parse``, ``pin_valid``, ...).
 Each function is a vectorised UDF: on Spark 4.1 and later an Arrow UDF (the worker
 hands each batch to ``parse_many`` as the Arrow column Spark sent, read in place, and
 answers with Arrow arrays built from the result's own export); on older Spark a pandas
-UDF.  No SparkSession is needed to import this module or to build a column: Spark is
-asked for its UDF kind when a function is called, so classic and Spark Connect
-sessions both work.  The workers must import sashite-epin and pyarrow: point
-``PYSPARK_PYTHON`` (or ``spark.pyspark.python``) at a Python that has them.
+UDF.  Importing this module needs no SparkSession (nor imports pyspark): each UDF is
+made when its function is called, for the session in use, classic or Spark Connect.
+The workers must import sashite-epin and pyarrow: point ``PYSPARK_PYTHON`` (or
+``spark.pyspark.python`` with ``spark-submit``) at a Python that has them.
 
 What comes out (a missing entry is never an error):
 
@@ -25,7 +25,9 @@ What comes out (a missing entry is never an error):
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from . import _spark_batches
@@ -48,19 +50,19 @@ FUNCTIONS = tuple(
 def parse(col: Column | str, notation: Notation = "epin") -> Column:
     """A struct column (``schema(notation)``) of each entry's token fields, valid and
     reason; an invalid or missing entry is kept, marked."""
-    return _udf(notation, "parse")(col)
+    return _applied(notation, "parse", col)
 
 
 def valid(col: Column | str, notation: Notation = "epin") -> Column:
     """A boolean column: true where the entry is a token, false where it is invalid or
     missing."""
-    return _udf(notation, "valid")(col)
+    return _applied(notation, "valid", col)
 
 
 def reason(col: Column | str, notation: Notation = "epin") -> Column:
     """A string column: the Reason name of each invalid entry (``MISSING`` where it is
     missing), null where it is valid."""
-    return _udf(notation, "reason")(col)
+    return _applied(notation, "reason", col)
 
 
 def tokens(col: Column | str, notation: Notation = "epin") -> Column:
@@ -68,7 +70,7 @@ def tokens(col: Column | str, notation: Notation = "epin") -> Column:
     placement), each a struct of ``parse``'s fields and its ``offset`` in the text, the
     runs between them (``/8/``) left out; null where the text is missing, empty where
     it holds no token."""
-    return _udf(notation, "tokens")(col)
+    return _applied(notation, "tokens", col)
 
 
 def schema(notation: Notation = "epin") -> StructType:
@@ -84,7 +86,8 @@ def register(spark: SparkSession) -> tuple[str, ...]:
     the four ``pin_`` ones as SQL functions of this session; returns their names."""
     for name in FUNCTIONS:
         notation, what = name.split("_")
-        spark.udf.register(name, _udf(notation, what))
+        with _quiet():
+            spark.udf.register(name, _udf(notation, what))
     return FUNCTIONS
 
 
@@ -95,10 +98,29 @@ def _notation(notation: object) -> Any:
         raise ValueError(f"notation must be 'epin' or 'pin', not {notation!a}") from None
 
 
+def _applied(notation: str, what: str, col: Column | str) -> Column:
+    with _quiet():  # Spark 3.5 checks its pandas version again when a UDF is applied
+        return _udf(notation, what)(col)
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """Spark's own warnings while it makes or applies a UDF, silenced: it checks its
+    pandas version whenever it makes a vectorised UDF, even an Arrow one, which never
+    touches pandas (it warns about pandas 3; Spark 3.5 compares versions with
+    distutils' deprecated classes), and it prefers type hints to the UDF kind given
+    here (this module imports neither pyarrow nor pandas to write them)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
+        warnings.filterwarnings("ignore", "distutils Version classes", DeprecationWarning)
+        warnings.filterwarnings("ignore", ".*preferred to specify type hints", UserWarning)
+        yield
+
+
 def _udf(notation: str, what: str) -> Any:
-    """The vectorised UDF of one function, made when asked for (so under the session
-    of the moment, classic or Spark Connect): an Arrow UDF where Spark has them (4.1
-    and later), a pandas UDF otherwise."""
+    """The vectorised UDF of one function, made when asked for (so for the session in
+    use, classic or Spark Connect): an Arrow UDF where Spark has them (4.1 and later),
+    a pandas UDF otherwise."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -111,19 +133,13 @@ def _udf(notation: str, what: str) -> Any:
         returns = _spark_type(rows.schema.field("tokens").type)
     else:
         returns = T.BooleanType() if what == "valid" else T.StringType()
-    with warnings.catch_warnings():
-        # Spark warns about pandas 3 whenever it makes a vectorised UDF, even an Arrow
-        # one, which never touches pandas; and it prefers type hints to the UDF kind
-        # given here (this module imports neither pyarrow nor pandas to write them).
-        warnings.filterwarnings("ignore", "PySpark does not yet fully support", FutureWarning)
-        warnings.filterwarnings("ignore", ".*preferred to specify type hints", UserWarning)
-        if hasattr(F, "arrow_udf"):
-            from pyspark.util import PythonEvalType
+    if hasattr(F, "arrow_udf"):
+        from pyspark.util import PythonEvalType
 
-            return F.arrow_udf(batch, returns, PythonEvalType.SQL_SCALAR_ARROW_UDF)
-        from pyspark.sql.pandas.functions import PandasUDFType  # where Spark 3.5 has it
+        return F.arrow_udf(batch, returns, PythonEvalType.SQL_SCALAR_ARROW_UDF)
+    from pyspark.sql.pandas.functions import PandasUDFType  # where Spark 3.5 has it
 
-        return F.pandas_udf(batch, returns, PandasUDFType.SCALAR)
+    return F.pandas_udf(batch, returns, PandasUDFType.SCALAR)
 
 
 def _spark_type(kind: Any) -> DataType:
