@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -36,10 +37,19 @@ pq = pytest.importorskip("pyarrow.parquet")
 from sashite_epin import spark as epin_spark  # noqa: E402
 from sashite_epin._corpora import EPIN_TOKENS  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(__file__))
-from test_bench_frames import mixed  # noqa: E402
-
 COUNT = 1_000_000
+MISSES = ["", "KK", "K+", "^K", "++K", "K^^", "K''", "1", "K ", "x1", "\u212a", "+K^'X"]
+
+
+def mixed(count: int, seed: int = 5) -> list[str | None]:
+    """Half valid tokens, two fifths near misses, a tenth missing (test_bench_frames'
+    corpus)."""
+    rng = random.Random(seed)
+    out: list[str | None] = []
+    for token in rng.choices(EPIN_TOKENS, k=count):
+        roll = rng.random()
+        out.append(token if roll < 0.5 else None if roll >= 0.9 else rng.choice(MISSES))
+    return out
 
 
 def session() -> Any:
@@ -58,14 +68,10 @@ def session() -> Any:
 
 def frame(spark: Any, count: int, folder: str) -> Any:
     """The corpus as a cached frame of two partitions, read from Parquet (as data is)."""
-    pq.write_table(pa.table({"t": pa.array(mixed(count, EPIN_TOKENS), pa.string())}), folder)
+    pq.write_table(pa.table({"t": pa.array(mixed(count), pa.string())}), folder)
     df = spark.read.parquet(folder).repartition(2).cache()
     df.count()
     return df
-
-
-def identity(values: Any) -> Any:
-    return values
 
 
 def queries(df: Any) -> dict[str, Callable[[], object]]:
@@ -74,6 +80,9 @@ def queries(df: Any) -> dict[str, Callable[[], object]]:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
     from pyspark.util import PythonEvalType
+
+    def identity(values: Any) -> Any:  # nested: pickled by value, for any worker
+        return values
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Spark's advice on type hints, pandas 3
