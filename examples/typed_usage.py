@@ -1,9 +1,23 @@
-"""Every public call of sashite_epin, typed: ``mypy --strict`` checks this file (CI)."""
+"""Every public call of sashite_epin, typed: ``mypy --strict`` checks this file (CI).
+
+``main()`` runs the core and the data-frame parts (pandas, polars, pyarrow, numpy);
+``engines()`` runs DuckDB's SQL functions and a Ray Data batch function on a pyarrow
+block; ``spark_columns`` is checked, and run where a SparkSession is at hand."""
 
 from __future__ import annotations
 
 import pickle
+from typing import TYPE_CHECKING, Literal
 
+import duckdb
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+from numpy.typing import NDArray
+
+import sashite_epin.duckdb
+import sashite_epin.ray
 from sashite_epin import (
     CODE_LIMIT,
     EPIN_MAX_LENGTH,
@@ -21,6 +35,12 @@ from sashite_epin import (
     TokenArray,
     __version__,
 )
+from sashite_epin import spark as epin_spark
+from sashite_epin.pandas import EpinAccessor
+from sashite_epin.polars import EpinExpr, EpinSeries, PinExpr
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 
 def main() -> None:
@@ -161,5 +181,71 @@ def main() -> None:
     )
 
 
+def frames() -> None:
+    errors: Literal["raise", "mark"] = "mark"
+    result: TokenArray = Epin.parse_many(["K^", "x1", None], errors=errors)
+    mask: NDArray[np.bool_] = result.valid_mask()
+    numbers: NDArray[np.uint8] = result.reason_codes()
+    table: pa.Table = result.to_arrow()
+    frame: pd.DataFrame = result.to_pandas(index=False)
+    polars_frame: pl.DataFrame = result.to_polars()
+    rows = Epin.tokenize_many(["K^/8/+p", None]).by_row()
+    row_frames: tuple[pa.Table, pd.DataFrame, pl.DataFrame] = (
+        rows.to_arrow(),
+        rows.to_pandas(),
+        rows.to_polars(),
+    )
+
+    # pandas: import sashite_epin.pandas gives every Series .epin / .pin (pandas has
+    # no types for the attribute; the accessor class is the typed spelling).
+    series = pd.Series(["K^", "x1"])
+    accessor = EpinAccessor(series)
+    parsed: pd.DataFrame = accessor.parse(errors="mark")
+    valid: pd.Series = accessor.is_valid()
+    reasons: pd.Series = accessor.reason()
+    again: TokenArray = accessor.parse_many("mark")
+
+    # polars: the namespaces' classes wrap an expression or a Series the same way.
+    exprs: list[pl.Expr] = [
+        EpinExpr(pl.col("t")).parse(errors="mark"),
+        EpinExpr(pl.col("t")).is_valid(),
+        PinExpr(pl.col("t")).reason(),
+    ]
+    out: pl.DataFrame = pl.DataFrame({"t": ["K^", "x1"]}).select(exprs[1])
+    polars_series = EpinSeries(pl.Series("t", ["K^", "x1"]))
+    parsed_polars: pl.DataFrame = polars_series.parse(errors="mark")
+    valid_polars: pl.Series = polars_series.is_valid()
+    print(mask, numbers, table, frame, polars_frame, row_frames, parsed, valid, reasons)
+    print(again, out, parsed_polars, valid_polars, polars_series.reason())
+
+
+def engines() -> None:
+    con = duckdb.connect()
+    sashite_epin.duckdb.register(con)
+    counts = con.sql(
+        "SELECT epin_reason(t) AS r, count(*) FROM (VALUES ('K^'), ('x1')) v(t) GROUP BY r"
+    )
+    parse = sashite_epin.ray.parse("t", prefix="piece_", notation="pin", strings="plain")
+    block: pa.Table = parse(pa.table({"t": ["K^", "x1"]}))
+    rows: pa.Table = sashite_epin.ray.tokens("t")(pa.table({"t": ["K2q"]}))
+    plain: pa.Schema = sashite_epin.schema("pin", "plain")
+    print(counts.fetchall(), block.column_names, rows.num_rows, plain.names)
+
+
+def spark_columns(spark: SparkSession, df: DataFrame) -> DataFrame:
+    notation: epin_spark.Notation = "pin"
+    columns: list[Column] = [
+        epin_spark.parse("t"),
+        epin_spark.valid(df["t"], notation),
+        epin_spark.reason("t"),
+        epin_spark.tokens("t", "epin"),
+    ]
+    names: tuple[str, ...] = epin_spark.register(spark)
+    print(epin_spark.schema(notation).fieldNames(), names)
+    return df.select(*columns)
+
+
 if __name__ == "__main__":
     main()
+    frames()
+    engines()

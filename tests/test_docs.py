@@ -54,8 +54,11 @@ def test_python_examples_run(page: Path) -> None:
 def skip_without_the_libraries_of(text: str) -> None:
     """Skip a page whose examples import a library this interpreter has no wheel for
     (free-threaded CPython has none of polars, DuckDB or Dask yet)."""
-    imported = re.findall(r"^(?:>>> )?(?:import|from) ([\w, ]+?)(?: import|$)", text, re.M)
-    names = {n.split(" as ")[0].strip() for found in imported for n in found.split(",")}
+    imported = re.findall(r"^(?:>>> )?(?:import|from) ([\w., ]+?)(?: import|$)", text, re.M)
+    # A package's module (pyspark.sql): its package, which find_spec can look up alone.
+    names = {
+        n.split(" as ")[0].strip().split(".")[0] for found in imported for n in found.split(",")
+    }
     missing = sorted(n for n in names if n and importlib.util.find_spec(n) is None)
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed for this interpreter")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _export_py, _frames, _marks, _requested
 from ._errors import ParseError
@@ -29,6 +29,13 @@ from ._selection import positions, scalar
 # What a reader keeps of an entry it marked invalid: its token as read, the reason
 # number, and for bytes input its byte offset and line.
 Rejected = tuple[object, int, int | None, int | None]
+
+if TYPE_CHECKING:  # the data libraries' types, for the signatures only
+    import numpy
+    import pandas
+    import polars
+    import pyarrow
+    from numpy.typing import NDArray
 
 _ZERO = bytes(RECORD_SIZE)
 
@@ -99,7 +106,7 @@ class TokenArray:
         return None if self._layout is None else self._layout[2]
 
     @property
-    def notation(self) -> str:
+    def notation(self) -> Literal["PIN", "EPIN"]:
         """``"PIN"`` or ``"EPIN"``."""
         return "EPIN" if self._epin else "PIN"
 
@@ -117,13 +124,17 @@ class TokenArray:
         that makes each error when it is read (``list()`` makes them all)."""
         return _marks.ErrorList(self.notation, self._invalid, self._rejected, self._labels)
 
-    def valid_mask(self) -> Any:
+    def valid_mask(self) -> NDArray[numpy.bool_]:
         """A numpy bool array, True at each valid entry (no Python object per entry)."""
-        return _marks.valid_mask(self)
+        mask: NDArray[numpy.bool_] = _marks.valid_mask(self)
+        return mask
 
-    def reason_codes(self) -> Any:
+    def reason_codes(self) -> NDArray[numpy.uint8]:
         """A numpy uint8 array: 0 at a valid entry, else the number of its Reason."""
-        return _marks.reason_codes(len(self), self._invalid, self._rejected)
+        numbers: NDArray[numpy.uint8] = _marks.reason_codes(
+            len(self), self._invalid, self._rejected
+        )
+        return numbers
 
     def __len__(self) -> int:
         return len(self._records) // RECORD_SIZE
@@ -283,26 +294,33 @@ class TokenArray:
             return _requested.requested_stream(self, requested_schema)
         return _export_py.stream(self._arrow()).__arrow_c_stream__()
 
-    def to_arrow(self, *, token: bool = True, prefix: str = "") -> Any:
+    def to_arrow(self, *, token: bool = True, prefix: str = "") -> pyarrow.Table:
         """A pyarrow Table of the export's columns; needs pyarrow.  ``token=False``
         leaves out the token column (the input's text), ``prefix`` is put before every
         column's name."""
-        return _frames.named(_frames.to_arrow(self), token, prefix)
+        table: pyarrow.Table = _frames.named(_frames.to_arrow(self), token, prefix)
+        return table
 
-    def to_pandas(self, index: Any = None, *, token: bool = True, prefix: str = "") -> Any:
+    def to_pandas(
+        self, index: Any = None, *, token: bool = True, prefix: str = ""
+    ) -> pandas.DataFrame:
         """A pandas DataFrame of the export's columns, with the same dtypes whatever the
         data (abbr, side, state and reason categorical, terminal and derived
         ``boolean``, valid ``bool``), on the input's index (``labels``): ``index=``
         gives another, ``index=False`` a RangeIndex.  ``token=False`` leaves out the
         token column (the input's text), ``prefix`` is put before every column's name.
         Needs pandas and pyarrow."""
-        return _frames.named(_frames.to_pandas(self, index, token), token, prefix)
+        frame: pandas.DataFrame = _frames.named(
+            _frames.to_pandas(self, index, token), token, prefix
+        )
+        return frame
 
-    def to_polars(self, *, token: bool = True, prefix: str = "") -> Any:
+    def to_polars(self, *, token: bool = True, prefix: str = "") -> polars.DataFrame:
         """A polars DataFrame of the same columns (side and state categorical); needs
         polars.  ``token=False`` leaves out the token column (the input's text),
         ``prefix`` is put before every column's name."""
-        return _frames.named(_frames.to_polars(self), token, prefix)
+        frame: polars.DataFrame = _frames.named(_frames.to_polars(self), token, prefix)
+        return frame
 
 
 def rows_of(row_offsets: array[int]) -> array[int]:

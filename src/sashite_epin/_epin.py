@@ -22,7 +22,7 @@ from ._token import Token, final
 # annotations are strings, and type checkers read this block.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from typing import Any, Final, Literal
 
 
 @final
@@ -70,12 +70,14 @@ class Epin(Token):
         tokenize = as_static(core.tokenize_epin)
 
     @staticmethod
-    def parse_many(tokens: object, *, errors: str = "raise") -> TokenArray:
+    def parse_many(tokens: object, *, errors: Literal["raise", "mark"] = "raise") -> TokenArray:
         # The docstring is PARSE_MANY_DOC's, set below.
         return _tables.parse_many(tokens, True, errors)
 
     @staticmethod
-    def tokenize_many(texts: object, *, errors: str = "raise", strict: bool = False) -> TokenArray:
+    def tokenize_many(
+        texts: object, *, errors: Literal["raise", "mark"] = "raise", strict: bool = False
+    ) -> TokenArray:
         # The docstring is TOKENIZE_MANY_DOC's, set below.
         return _tables.tokenize_many(texts, True, errors, strict)
 

@@ -10,6 +10,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    import pandas
+    import polars
+    import pyarrow
+
 
 def _library(name: str, extra: str) -> Any:
     try:
@@ -22,7 +26,7 @@ def _library(name: str, extra: str) -> Any:
         ) from None
 
 
-def to_arrow(result: Any) -> Any:
+def to_arrow(result: Any) -> pyarrow.Table:
     """A pyarrow Table of the result's columns.
 
     The export's array imported against a pyarrow schema imported once per shape (the
@@ -108,11 +112,11 @@ class TokenRows:
         and pandas read."""
         return self._result._by_row_arrow("stream")
 
-    def to_arrow(self) -> Any:
+    def to_arrow(self) -> pyarrow.Table:
         """A pyarrow Table of one column, tokens; needs pyarrow."""
         return to_arrow(self)
 
-    def to_pandas(self, index: Any = None) -> Any:
+    def to_pandas(self, index: Any = None) -> pandas.DataFrame:
         """A pandas DataFrame of one column, tokens, Arrow-backed
         (``list<struct>[pyarrow]``: pandas' ``.list`` and ``.struct`` accessors read
         it), on the input's index (``labels``): ``index=`` gives another,
@@ -121,9 +125,10 @@ class TokenRows:
         frame = to_arrow(self).to_pandas(types_mapper=pd.ArrowDtype)
         return _on_labels(frame, self._labels, index)
 
-    def to_polars(self) -> Any:
+    def to_polars(self) -> polars.DataFrame:
         """A polars DataFrame of one column, tokens (a list of structs); needs polars."""
-        return _library("polars", "polars").DataFrame(self)
+        frame: polars.DataFrame = _library("polars", "polars").DataFrame(self)
+        return frame
 
 
 def _on_labels(frame: Any, labels: Any, index: Any) -> Any:

@@ -94,7 +94,9 @@ def _tokens(notation: Any) -> Any:
     return tokens
 
 
-def register(con: Any, *, prefixes: tuple[str, ...] = ("epin", "pin")) -> None:
+def register(
+    con: duckdb.DuckDBPyConnection, *, prefixes: tuple[str, ...] = ("epin", "pin")
+) -> None:
     """Create the SQL functions on a DuckDB connection: ``epin_parse``,
     ``epin_valid``, ``epin_reason`` and ``epin_tokens``, and the same four for PIN
     (``pin_...``); ``prefixes`` chooses the notations (``("pin",)``: PIN only).  A

@@ -18,13 +18,16 @@ on the input's index, with the dtypes of ``TokenArray.to_pandas()`` whatever the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas
 
 from ._epin import Epin
 from ._marks import reason_names
 from ._pin import Pin
+
+if TYPE_CHECKING:
+    from ._core import TokenArray
 
 
 class EpinAccessor:
@@ -35,11 +38,14 @@ class EpinAccessor:
     def __init__(self, values: Any) -> None:
         self._values = values
 
-    def parse_many(self, errors: str = "raise") -> Any:
+    def parse_many(self, errors: Literal["raise", "mark"] = "raise") -> TokenArray:
         """The TokenArray of the entries (its ``labels`` are the index)."""
-        return self._notation.parse_many(self._values, errors=errors)
+        result: TokenArray = self._notation.parse_many(self._values, errors=errors)
+        return result
 
-    def parse(self, errors: str = "raise", *, token: bool = False) -> Any:
+    def parse(
+        self, errors: Literal["raise", "mark"] = "raise", *, token: bool = False
+    ) -> pandas.DataFrame:
         """A DataFrame of the token fields, valid and reason, on the same index:
         ``errors="raise"`` (the default) raises ParseError at the first invalid entry,
         naming its position (``index``) and its index label (``label``);
@@ -56,12 +62,12 @@ class EpinAccessor:
         entry's position) and ``offset`` (the token's in the entry)."""
         return self._notation.tokenize_many(self._values, errors=errors).to_pandas()
 
-    def is_valid(self) -> Any:
+    def is_valid(self) -> pandas.Series:
         """A bool Series on the same index: True where the entry is a token."""
         result = self.parse_many("mark")
         return pandas.Series(result.valid_mask(), index=result.labels, name=self._name())
 
-    def reason(self) -> Any:
+    def reason(self) -> pandas.Series:
         """A categorical Series on the same index: the Reason name of each invalid
         entry, missing where the entry is valid."""
         result = self.parse_many("mark")

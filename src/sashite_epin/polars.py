@@ -17,7 +17,7 @@ runs; the work is elementwise, so the streaming engine can run it batch by batch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import polars
 
@@ -54,7 +54,7 @@ def _frame(notation: Any, series: Any, errors: str, token: bool) -> Any:
 _MARKED_SHARE = 25
 
 
-def _valid(notation: Any, series: Any) -> Any:
+def _valid(notation: Any, series: Any) -> polars.Series:
     table = _categories(notation, series)
     if table is None:
         valid = notation.parse_many(series, errors="mark").valid_mask()
@@ -66,7 +66,7 @@ def _valid(notation: Any, series: Any) -> Any:
     return polars.Series(series.name, valid, polars.Boolean)
 
 
-def _reason(notation: Any, series: Any) -> Any:
+def _reason(notation: Any, series: Any) -> polars.Series:
     """The Enum of the reason names, gathered by each entry's reason number from the
     names after a missing value (number 0: valid)."""
     table = _categories(notation, series)
@@ -126,10 +126,10 @@ def _categories(notation: Any, series: Any) -> tuple[Any, Any] | None:
     return notation.parse_many([*words, None], errors="mark"), codes
 
 
-def _fields(notation: Any, series: Any, errors: str, token: bool) -> Any:
+def _fields(notation: Any, series: Any, errors: str, token: bool) -> polars.DataFrame:
     """parse()'s DataFrame of a Series: the result's polars frame, its token column
     only if asked for, its reason of reason()'s dtype (the Enum of the names)."""
-    frame = _frame(notation, series, errors, token)
+    frame: polars.DataFrame = _frame(notation, series, errors, token)
     return frame.with_columns(frame.get_column("reason").cast(_REASONS.dtype))
 
 
@@ -158,10 +158,10 @@ def _counted(notation: Any, pair: Any, token: bool) -> Any:
         raise ParseError(error.token, error.reason, error.notation, row) from None
 
 
-def _tokens(notation: Any, series: Any, errors: str) -> Any:
+def _tokens(notation: Any, series: Any, errors: str) -> polars.DataFrame:
     """tokenize()'s DataFrame: one row per token, row the input's row, reason of
     reason()'s dtype."""
-    frame = notation.tokenize_many(series, errors=errors).to_polars()
+    frame: polars.DataFrame = notation.tokenize_many(series, errors=errors).to_polars()
     return frame.with_columns(frame.get_column("reason").cast(_REASONS.dtype))
 
 
@@ -170,10 +170,12 @@ class EpinExpr:
 
     _notation: Any = Epin
 
-    def __init__(self, expr: Any) -> None:
+    def __init__(self, expr: polars.Expr) -> None:
         self._expr = expr
 
-    def parse(self, errors: str = "raise", *, token: bool = False) -> Any:
+    def parse(
+        self, errors: Literal["raise", "mark"] = "raise", *, token: bool = False
+    ) -> polars.Expr:
         """A struct of the token fields, valid and reason (``errors="raise"``, the
         default, fails the query at the first invalid entry, naming its row counted
         from the start of the frame; ``"mark"`` keeps it); the token itself as a
@@ -194,14 +196,14 @@ class EpinExpr:
             is_elementwise=True,
         )
 
-    def is_valid(self) -> Any:
+    def is_valid(self) -> polars.Expr:
         """Boolean: True where the entry is a token."""
         notation = self._notation
         return self._expr.map_batches(
             lambda s: _valid(notation, s), return_dtype=polars.Boolean, is_elementwise=True
         )
 
-    def reason(self) -> Any:
+    def reason(self) -> polars.Expr:
         """The Reason name of each invalid entry (an Enum of the names), null where the
         entry is valid."""
         notation = self._notation
@@ -221,26 +223,28 @@ class EpinSeries:
 
     _notation: Any = Epin
 
-    def __init__(self, series: Any) -> None:
+    def __init__(self, series: polars.Series) -> None:
         self._series = series
 
-    def parse(self, errors: str = "raise", *, token: bool = False) -> Any:
+    def parse(
+        self, errors: Literal["raise", "mark"] = "raise", *, token: bool = False
+    ) -> polars.DataFrame:
         """A DataFrame of the token fields, valid and reason, one row per entry; the
         token itself as a column only with ``token=True``, so that
         ``frame.hstack(frame["token"].epin.parse())`` needs no renaming."""
         return _fields(self._notation, self._series, errors, token)
 
-    def tokenize(self, errors: str = "raise") -> Any:
+    def tokenize(self, errors: Literal["raise", "mark"] = "raise") -> polars.DataFrame:
         """A DataFrame of one row per token of each entry (placements written back to
         back, as ``tokenize_many``): the token's fields, ``row`` (the entry's position)
         and ``offset`` (the token's in the entry)."""
         return _tokens(self._notation, self._series, errors)
 
-    def is_valid(self) -> Any:
+    def is_valid(self) -> polars.Series:
         """A Boolean Series: True where the entry is a token."""
         return _valid(self._notation, self._series)
 
-    def reason(self) -> Any:
+    def reason(self) -> polars.Series:
         """The Reason name of each invalid entry, null where the entry is valid."""
         return _reason(self._notation, self._series)
 

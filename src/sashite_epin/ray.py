@@ -19,7 +19,7 @@ Entries are parsed ``errors="mark"``: an invalid or missing entry is a row with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pyarrow
 
@@ -62,14 +62,19 @@ class parse:  # a function to the caller: a class, so that it pickles by name
     __slots__ = ("column", "notation", "prefix", "strings")
 
     def __init__(
-        self, column: str, *, prefix: str = "", notation: str = "epin", strings: str = "dictionary"
+        self,
+        column: str,
+        *,
+        prefix: str = "",
+        notation: Literal["epin", "pin"] = "epin",
+        strings: Literal["dictionary", "plain"] = "dictionary",
     ) -> None:
         _notation(notation)
         if strings not in _FORMS:
             raise ValueError(f"strings must be 'dictionary' or 'plain', not {strings!a}")
         self.column, self.prefix, self.notation, self.strings = column, prefix, notation, strings
 
-    def __call__(self, batch: Any) -> Any:
+    def __call__(self, batch: pyarrow.Table) -> pyarrow.Table:
         result = _notation(self.notation).parse_many(batch.column(self.column), errors="mark")
         fields = _exported(result, self.strings).drop_columns(["token"])
         return _beside(batch, fields, self.prefix)
@@ -85,14 +90,19 @@ class tokens:  # a function to the caller: a class, so that it pickles by name
     __slots__ = ("column", "notation", "prefix", "strings")
 
     def __init__(
-        self, column: str, *, prefix: str = "", notation: str = "epin", strings: str = "dictionary"
+        self,
+        column: str,
+        *,
+        prefix: str = "",
+        notation: Literal["epin", "pin"] = "epin",
+        strings: Literal["dictionary", "plain"] = "dictionary",
     ) -> None:
         _notation(notation)
         if strings not in _FORMS:
             raise ValueError(f"strings must be 'dictionary' or 'plain', not {strings!a}")
         self.column, self.prefix, self.notation, self.strings = column, prefix, notation, strings
 
-    def __call__(self, batch: Any) -> Any:
+    def __call__(self, batch: pyarrow.Table) -> pyarrow.Table:
         import numpy  # pyarrow's take reads the rows through it
 
         notation = _notation(self.notation)
