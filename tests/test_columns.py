@@ -732,3 +732,36 @@ def test_marked_arrow_entries_are_the_twins(kind: str) -> None:
     assert pa.table(again).equals(pa.table(twin_again))
     assert [(e.token, e.reason) for e in pickle.loads(pickle.dumps(again)).errors()] == [
         (e.token, e.reason) for e in again.errors()]  # fmt: skip
+
+
+# Bytes that make UTF-8 ill-formed in each way Unicode's table 3-7 names: lone and extra
+# continuations, overlong leads (C0, E0 80, F0 80), a surrogate (ED A0), past U+10FFFF
+# (F4 90, F5), bytes never used (FF); and token characters between them.
+ILL_FORMED = [
+    bytes([b]) for b in b"Kq^'\x80\x8f\x90\x9f\xa0\xbf\xc0\xc2\xe0\xe2\xed\xf0\xf4\xf5\xff"
+]
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["epin", "pin"])
+def test_ill_formed_utf8_counts_as_its_replaced_text(core: ModuleType, epin: bool) -> None:
+    """An Arrow entry that is not UTF-8 is judged as its text decoded with "replace"
+    (the text its error names): one U+FFFD per maximal ill-formed subpart, so
+    b"q\\xed\\xa0\\x80" is 4 characters (too long for PIN), not "q" and one code point."""
+    entries = [
+        b"".join(chars)
+        for n in range(1, 5)
+        for chars in itertools.product(ILL_FORMED[:14] if n == 4 else ILL_FORMED, repeat=n)
+    ]
+    entries += [
+        b"q\xed\xa0\x80\x80",
+        b"K\xff\x80\x80\x80",
+        b"K\xc0\x80\xc0\x80",
+        b"\xf0\x80\x80\x80K",
+    ]
+    decoded = [entry.decode("utf-8", "replace") for entry in entries]
+    want = [(e.index, e.reason) for e in core.parse_many(decoded, epin, "mark").errors()]
+    binary = pa.array(entries, pa.binary())
+    utf8 = pa.Array.from_buffers(pa.string(), len(binary), binary.buffers())
+    for column in (utf8, binary):
+        got = core.parse_many(column, epin, "mark").errors()
+        assert [(e.index, e.reason) for e in got] == want

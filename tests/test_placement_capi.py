@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -222,6 +223,12 @@ def test_rooms_are_never_passed(probe: ModuleType) -> None:
     assert probe.scan(b"4096")[0] == 0
     assert probe.scan(b"4096K")[:2] == (Reason.NO_ROOM.value, 4)
     assert probe.scan(b"4097")[:2] == (Reason.RUN_TOO_LONG.value, 0)
+    # A count a rank's int32 length cannot hold, or past int64: too long whatever the
+    # room (the room here is claimed, never written: the scan refuses before writing).
+    huge = sys.maxsize
+    for text in (b"2147483648", b"99999999999999999999", b"18446744073709551617K"):
+        assert probe.scan_count(text, huge) == (Reason.RUN_TOO_LONG.value, 0, 0)
+    assert probe.scan_count(b"K^2147483647", huge) == (Reason.RUN_TOO_LONG.value, 2, 1)
 
 
 def test_format_refuses_what_is_no_placement(probe: ModuleType) -> None:

@@ -129,3 +129,24 @@ def test_the_tokenize_accessors_give_a_row_per_token_with_its_input_row() -> Non
     assert polars_tokens["reason"].dtype == pl.Series(boards).epin.reason().dtype
     with pytest.raises(sashite_epin.ParseError):
         series.epin.tokenize()
+
+
+def test_a_non_nullable_request_over_nulls_is_refused(core: Any) -> None:
+    """A request that says a field holds no null where it holds some is refused, as
+    pyarrow's cast refuses it (the export would claim "not null" over nulls, and a
+    reader may trust the claim); where the field has no null, it is honoured."""
+    result = core.parse_many(["K^", "x1", None], True, "mark")
+    for form in ("dictionary", "plain"):
+        asked = sashite_epin.schema("epin", form)
+        strict = pa.schema([f.with_nullable(False) for f in asked])
+        with pytest.raises(ValueError, match="token with 1 null"):
+            pa.table(result, schema=strict)
+        with pytest.raises(ValueError, match="token with 1 null"):
+            pa.array(result, type=pa.struct(list(strict)))
+        only_valid = asked.set(6, asked.field(6).with_nullable(False))  # "valid": no null
+        assert pa.table(result, schema=only_valid).schema == only_valid
+    clean = core.parse_many(["K^", "q'"], True, "mark")
+    plain = sashite_epin.schema("epin", "plain")
+    strict = pa.schema([f.with_nullable(f.name == "reason") for f in plain])  # null: valid
+    table = pa.table(clean, schema=strict)
+    assert table.schema == strict and table.column("abbr").to_pylist() == ["K", "Q"]

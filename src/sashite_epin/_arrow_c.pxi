@@ -298,19 +298,40 @@ cdef inline bint is_null(const ArrowArray* a, int64_t i) noexcept nogil:
 
 cdef inline int scan_utf8(const unsigned char* p, int64_t n, bint epin) noexcept nogil:
     """scan_token over UTF-8 text, a code point counting as one character (as over a
-    str): ASCII bytes stand for themselves, any other code point for 0x80."""
+    str): ASCII bytes stand for themselves, any other code point for 0x80.  Bytes that
+    are not UTF-8 count as the twin's decode("utf-8", "replace") counts them: one
+    U+FFFD for each maximal subpart of an ill-formed sequence (a lead byte and the
+    continuations its well-formed forms allow, Unicode's table 3-7), one for each
+    other byte; so "q" and an encoded surrogate (ED A0 80) is 4 characters, not 2."""
     cdef unsigned char buf[4]
     cdef int64_t i = 0, chars = 0
-    cdef int follow = 0
-    cdef unsigned char b
+    cdef int follow
+    cdef unsigned char b, low, high
     if n > 16:  # more than 4 code points whatever they are
         return scan_token(NULL, n, epin)
-    for i in range(n):
+    while i < n:
         b = p[i]
-        if 0x80 <= b < 0xC0 and follow:  # a continuation of the current code point
-            follow -= 1
-            continue
-        follow = 3 if b >= 0xF0 else 2 if b >= 0xE0 else 1 if b >= 0xC0 else 0
+        i += 1
+        if b >= 0x80:
+            follow, low, high = 0, 0x80, 0xBF
+            if 0xC2 <= b <= 0xDF:
+                follow = 1
+            elif 0xE0 <= b <= 0xEF:
+                follow = 2
+                if b == 0xE0:
+                    low = 0xA0  # no overlong form
+                elif b == 0xED:
+                    high = 0x9F  # no surrogate
+            elif 0xF0 <= b <= 0xF4:
+                follow = 3
+                if b == 0xF0:
+                    low = 0x90  # no overlong form
+                elif b == 0xF4:
+                    high = 0x8F  # nothing past U+10FFFF
+            while follow and i < n and low <= p[i] <= high:
+                i += 1
+                follow -= 1
+                low, high = 0x80, 0xBF
         if chars < 4:
             buf[chars] = b if b < 0x80 else 0x80
         chars += 1

@@ -973,7 +973,7 @@ cdef int scan_element(const unsigned char* e, Py_ssize_t width, bint wide, bint 
         n -= 1
     length[0] = n
     if n > 4:
-        return scan_token(buf, n, epin)  # too long: the table is not read
+        return scan_token(NULL, n, epin)  # too long: not read (buf is not filled)
     for i in range(n):
         cp = code_point_at(e, i)
         buf[i] = <unsigned char>cp if cp < 0x80 else 0x80

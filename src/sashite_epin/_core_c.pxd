@@ -195,9 +195,10 @@ cdef struct Placement:
 # that fails there (a stray "^" judged with the token before it), and of any other
 # byte (R_WHITESPACE, R_LINE_BREAK, R_NOT_A_LETTER...; a "'" in PIN is
 # R_DERIVATION_IN_PIN); R_EMPTY for no text, R_EMPTY_RANK, R_LEADING_ZERO,
-# R_TOO_MANY_SEPARATORS, R_RUN_TOO_LONG (a count beyond the squares' room left) and
-# R_NO_ROOM (a square or a rank beyond the room).  Reads text[0..length-1] only and
-# writes inside the rooms only; square_count and rank_count say how far it got.
+# R_TOO_MANY_SEPARATORS, R_RUN_TOO_LONG (a count beyond the squares' room left, or
+# past what the rank's int32_t length holds) and R_NO_ROOM (a square or a rank beyond
+# the room).  Reads text[0..length-1] only and writes inside the rooms only;
+# square_count and rank_count say how far it got.
 cdef int scan_placement(const unsigned char* text, Py_ssize_t length, bint epin,
                         Placement* p) noexcept nogil
 

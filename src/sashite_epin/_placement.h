@@ -155,8 +155,13 @@ static inline __attribute__((always_inline)) int sashite_scan_placement_as(
             }
             break;
         case SP_DIGIT: {
+            /* a rank's length is an int32_t: a count past what the rank can still hold
+             * is too long whatever the room, and run * 10 stays far from overflow */
             Py_ssize_t run = c - '0', room = square_room - sq, at = i;
+            const Py_ssize_t rank_left = (Py_ssize_t)INT32_MAX - (sq - rank_start);
             unsigned d;
+            if (room > rank_left)
+                room = rank_left;
             i++;
             while (i < n && (d = (unsigned)p[i] - '0') < 10) {
                 run = run * 10 + d;

@@ -53,7 +53,8 @@ def requested_stream(result: Any, requested: object) -> object:
 def _honour(result: Any, requested: object) -> Any:
     """The export as a StructArray of the requested fields' types: the same names in
     the same order, each field of its exported type or, for a dictionary or string
-    field, plain string or large_string."""
+    field, plain string or large_string; a non-nullable field only where it holds no
+    null."""
     pa = _pyarrow()
     wanted = pa.DataType._import_from_c_capsule(requested)
     array = pa.array(result)  # the export as written, no request
@@ -81,6 +82,14 @@ def _honour(result: Any, requested: object) -> Any:
             if pa.types.is_dictionary(field.type):
                 child = child.dictionary_decode()
             child = child.cast(want.type)
+        # A field asked for as not nullable may be given only if it holds no null, as
+        # pyarrow's own cast decides: a schema that says "not null" over nulls is a lie
+        # its reader trusts (it may skip the validity bitmap).
+        if not want.nullable and child.null_count:
+            raise ValueError(
+                f"{result.notation} results export {field.name} with {child.null_count} "
+                "null(s) here, not as the non-nullable field asked for"
+            )
         fields.append(child)
     # Entries are never null as a whole (an invalid one has null fields): no mask.
     return pa.StructArray.from_arrays(fields, fields=list(wanted))

@@ -42,6 +42,24 @@ def scan(bytes text, bint epin=True, Py_ssize_t square_room=SQUARES,
             [separators[i] for i in range(p.rank_count)])
 
 
+def scan_count(bytes text, Py_ssize_t square_room):
+    """(reason, error_at, square_count) of a text whose count no buffer could hold,
+    scanned with a room claimed past the probe's buffer: a count the rank's int32
+    length cannot hold must be refused before a square is written."""
+    cdef int16_t squares[SQUARES]
+    cdef int32_t lengths[RANKS]
+    cdef uint8_t separators[RANKS]
+    cdef Placement p
+    cdef int rc
+    p.squares = squares
+    p.square_room = square_room
+    p.rank_lengths = lengths
+    p.separators = separators
+    p.rank_room = RANKS
+    rc = scan_placement(text, len(text), True, &p)
+    return (-rc, p.error_at, p.square_count)
+
+
 def format(list squares, list lengths, list separators, bint epin=True,
            Py_ssize_t room=65536):
     """(text,) or (reason, error_at)."""
