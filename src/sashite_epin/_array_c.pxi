@@ -584,7 +584,8 @@ cdef class TokenArray:
     def sorted(self):
         """A new TokenArray of the same tokens in code order, which is FEEN's canonical
         hand order (a counting sort: O(n)); ValueError if any entry is marked invalid."""
-        cdef Py_ssize_t i, start = 0, count[CODE_LIMIT]
+        cdef Py_ssize_t i, start = 0
+        cdef Py_ssize_t count[CODE_LIMIT]
         cdef int code
         cdef TokenArray result
         self.first_marked()
