@@ -4,7 +4,18 @@
 # tokenize_many narrows it); then every row is scanned by _placement.h without it, into
 # flat columns the facade (_boards.py) shapes.  The twin is _placement_py.py.
 
-DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES: checked at import (_boards.py)
+from cpython.buffer cimport PyBuffer_FillInfo
+
+DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES (tests hold both to it)
+
+cdef extern from "_boards.h" nogil:
+    void sashite_boards_init()
+    int SASHITE_FAST_MAX
+    int sashite_board_fast(const unsigned char* p, Py_ssize_t n, int epin, unsigned char* q,
+                           int16_t* squares, int32_t* rank_lengths, uint8_t* separators,
+                           Py_ssize_t* square_count, Py_ssize_t* rank_count)
+
+sashite_boards_init()
 
 
 cdef struct BoardRow:  # a row as pass one found it
@@ -16,7 +27,9 @@ cdef struct BoardRow:  # a row as pass one found it
 
 
 cdef struct BoardOut:  # the flat columns, grown as the scan goes
+    int16_t* base      # squares - 16
     int16_t* squares
+    unsigned char* scratch  # the fast path's copy of a row
     int32_t* lengths
     uint8_t* separators
     Py_ssize_t square_count, square_room, rank_count, rank_room
@@ -29,10 +42,11 @@ cdef int board_room(BoardOut* o, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t need = o.square_count + BOARD_SQUARES + 8
     if need > o.square_room:
         need = max(need, 2 * o.square_room)
-        more = realloc(o.squares, 2 * need)
+        more = realloc(o.base, 2 * (need + 16))
         if more == NULL:
             return -1
-        o.squares, o.square_room = <int16_t*>more, need
+        o.base, o.square_room = <int16_t*>more, need
+        o.squares = o.base + 16
     need = o.rank_count + n + 1
     if need > o.rank_room:
         need = max(need, 2 * o.rank_room)
@@ -62,6 +76,15 @@ cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bin
         else:
             if board_room(o, rows[i].n) < 0:
                 return -2
+            if not sashite_board_fast(rows[i].p, rows[i].n, epin, o.scratch,
+                                      o.squares + o.square_count,
+                                      o.lengths + o.rank_count, o.separators + o.rank_count,
+                                      &pl.square_count, &pl.rank_count):
+                o.square_count += pl.square_count
+                o.rank_count += pl.rank_count
+                square_rows[i + 1] = o.square_count
+                rank_rows[i + 1] = o.rank_count
+                continue
             pl.squares = o.squares + o.square_count
             pl.square_room = BOARD_SQUARES
             pl.rank_lengths = o.lengths + o.rank_count
@@ -78,6 +101,25 @@ cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bin
         square_rows[i + 1] = o.square_count
         rank_rows[i + 1] = o.rank_count
     return -1
+
+
+@cython.internal
+@cython.final
+cdef class BoardSquares:
+    """The scan's squares, read-only bytes where the scan wrote them: a column's boards
+    are its largest output, and copying them cost as much as scanning them."""
+    cdef int16_t* base
+    cdef const int16_t* squares
+    cdef Py_ssize_t count
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        PyBuffer_FillInfo(view, self, <void*>self.squares, 2 * self.count, 1, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    def __dealloc__(self):
+        free(self.base)
 
 
 def scan_boards(texts, bint epin, errors="raise"):
@@ -98,6 +140,7 @@ def scan_boards(texts, bint epin, errors="raise"):
     cdef bytes square_rows, rank_rows
     cdef int64_t* starts
     cdef int64_t* rank_starts
+    cdef BoardSquares owned
     cdef str s
     if errors == "raise":
         mark = False
@@ -123,9 +166,12 @@ def scan_boards(texts, bint epin, errors="raise"):
     keep = {}  # row -> the narrowed bytes of a row that is not ASCII, or its str
     memset(&o, 0, sizeof(o))
     rows = <BoardRow*>calloc(count + 1, sizeof(BoardRow))
+    o.scratch = <unsigned char*>malloc(SASHITE_FAST_MAX + 4)
     square_rows = PyBytes_FromStringAndSize(NULL, 8 * (count + 1))
     rank_rows = PyBytes_FromStringAndSize(NULL, 8 * (count + 1))
-    if rows == NULL:
+    if rows == NULL or o.scratch == NULL:
+        free(rows)
+        free(o.scratch)
         raise MemoryError()
     try:
         stop_row = count
@@ -160,13 +206,17 @@ def scan_boards(texts, bint epin, errors="raise"):
                 refused.append((i, rows[i].reason, at, text))
         if stop_row < count:
             source.stop(stop_row)  # the row text() read last
-        return (PyBytes_FromStringAndSize(<char*>o.squares, 2 * o.square_count),
+        owned = BoardSquares.__new__(BoardSquares)
+        owned.base, owned.squares, owned.count = o.base, o.squares, o.square_count
+        o.base = NULL  # owned's now
+        return (owned,
                 PyBytes_FromStringAndSize(<char*>o.lengths, 4 * o.rank_count),
                 PyBytes_FromStringAndSize(<char*>o.separators, o.rank_count),
                 square_rows, rank_rows, refused)
     finally:
         free(rows)
-        free(o.squares)
+        free(o.base)
+        free(o.scratch)
         free(o.lengths)
         free(o.separators)
 
