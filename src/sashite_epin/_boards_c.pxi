@@ -4,7 +4,8 @@
 # tokenize_many narrows it); then every row is scanned by _placement.h without it, into
 # flat columns the facade (_boards.py) shapes.  The twin is _placement_py.py.
 
-from cpython.buffer cimport PyBuffer_FillInfo
+from cpython.buffer cimport (PyBUF_SIMPLE, PyBuffer_FillInfo, PyBuffer_Release,
+                             PyObject_GetBuffer)
 
 DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES (tests hold both to it)
 
@@ -233,17 +234,27 @@ cdef object board_text(RowTexts source, object texts, dict keep, BoardRow* rows,
 
 def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epin):
     """Each row's placement text (None for a row of no rank: refused or missing)."""
-    cdef const int16_t[::1] sq = squares
-    cdef const int32_t[::1] ln = lengths
-    cdef const uint8_t[::1] sp = separators
-    cdef const int64_t[::1] srow = square_rows
-    cdef const int64_t[::1] rrow = rank_rows
+    # The columns are read through the buffer protocol: a typed memoryview's support
+    # code would import collections when the package is imported.
+    cdef Py_buffer views[5]
+    cdef int taken = 0
     cdef Py_ssize_t r, a, b, s0, s1, room = 0, got
+    cdef const int16_t* sq
+    cdef const int32_t* ln
+    cdef const uint8_t* sp
+    cdef const int64_t* srow
+    cdef const int64_t* rrow
     cdef Placement pl
     cdef char* out = NULL
     cdef list result = []
     try:
-        for r in range(srow.shape[0] - 1):
+        for column in (squares, lengths, separators, square_rows, rank_rows):
+            PyObject_GetBuffer(column, &views[taken], PyBUF_SIMPLE)
+            taken += 1
+        sq, ln = <const int16_t*>views[0].buf, <const int32_t*>views[1].buf
+        sp, srow = <const uint8_t*>views[2].buf, <const int64_t*>views[3].buf
+        rrow = <const int64_t*>views[4].buf
+        for r in range(views[3].len // 8 - 1):
             a, b, s0, s1 = rrow[r], rrow[r + 1], srow[r], srow[r + 1]
             if a == b:
                 result.append(None)
@@ -255,10 +266,10 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
                 out = <char*>malloc(room)
                 if out == NULL:
                     raise MemoryError()
-            pl.squares = <int16_t*>&sq[s0] if s1 > s0 else NULL
+            pl.squares = <int16_t*>(sq + s0)
             pl.square_count = s1 - s0
-            pl.rank_lengths = <int32_t*>&ln[a]
-            pl.separators = <uint8_t*>&sp[a]
+            pl.rank_lengths = <int32_t*>(ln + a)
+            pl.separators = <uint8_t*>(sp + a)
             pl.rank_count = b - a
             got = format_placement(&pl, epin, out, room)
             if got < 0:
@@ -267,3 +278,6 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
         return result
     finally:
         free(out)
+        while taken:
+            taken -= 1
+            PyBuffer_Release(&views[taken])
