@@ -41,6 +41,7 @@ TWIN_ORDER = [
     "_arrow_py",
     "_bulk_py",
     "_text_py",
+    "_placement_py",
     "_core_py",
 ]
 # Each part of the compiled core and its twin.
@@ -53,6 +54,7 @@ PARTS = {
     "_arrow_c.pxi": "_arrow_py.py",
     "_export_c.pxi": "_export_py.py",
     "_text_c.pxi": "_text_py.py",
+    "_boards_c.pxi": "_placement_py.py",
 }
 
 

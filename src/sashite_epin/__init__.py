@@ -7,6 +7,7 @@ core with a pure-Python twin.
     ('R', <Side.FIRST: 'first'>, <State.ENHANCED: 'enhanced'>, True, True)
 """
 
+from ._boards import Boards
 from ._core import IMPLEMENTATION, TokenArray
 from ._epin import Epin
 from ._errors import (
@@ -82,6 +83,7 @@ __all__ = [
     "IMPLEMENTATION",
     "PIN_MAX_LENGTH",
     "PIN_TOKEN_COUNT",
+    "Boards",
     "Epin",
     "NativeStyles",
     "ParseError",

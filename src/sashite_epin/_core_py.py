@@ -19,6 +19,8 @@ from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
 from ._objects_py import objects as _objects
 from ._objects_py import register
+from ._placement_py import format_boards as _format_boards
+from ._placement_py import scan_boards
 from ._scan_py import format_code
 from ._scan_py import scan as _scan
 from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_many, tokenize_pin
@@ -97,6 +99,13 @@ def is_valid_epin(s: object) -> bool:
 KERNELS = ("python",)
 
 
+def format_boards(
+    squares: _Any, lengths: _Any, separators: _Any, square_rows: _Any, rank_rows: _Any, epin: bool
+) -> list[str | None]:
+    """Each row's placement text (None for a row of no rank: refused or missing)."""
+    return _format_boards(squares, lengths, separators, square_rows, rank_rows)
+
+
 def cpuid_kernels() -> tuple[str, ...]:
     """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how an MSVC
     build chooses.  For tests: a build that asks the CPU otherwise must agree."""
@@ -141,6 +150,7 @@ __all__ = [
     "bytes_kernel",
     "cpuid_kernels",
     "epin_code",
+    "format_boards",
     "format_code",
     "from_codes",
     "is_valid_epin",
@@ -155,6 +165,7 @@ __all__ = [
     "rows_of",
     "safe_parse_epin",
     "safe_parse_pin",
+    "scan_boards",
     "scan_epin",
     "scan_pin",
     "set_labels",

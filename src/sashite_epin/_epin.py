@@ -3,11 +3,13 @@ instances are built once, at import; every way of getting an Epin returns one of
 
 from __future__ import annotations
 
-from . import _tables
+from . import _boards, _tables
+from ._boards import Boards
 from ._core import TokenArray, core
 from ._layout import DERIVED_BIT, all_codes
 from ._pin import (
     _PINS,
+    BOARDS_DOC,
     PARSE_MANY_DOC,
     TOKENIZE_MANY_DOC,
     Pin,
@@ -82,6 +84,11 @@ class Epin(Token):
         return _tables.tokenize_many(texts, True, errors, strict)
 
     @staticmethod
+    def boards(texts: object, *, errors: str = "raise") -> Boards:
+        # The docstring is BOARDS_DOC's, set below.
+        return _boards.boards(texts, True, errors)
+
+    @staticmethod
     def from_codes(codes: object) -> TokenArray:
         """A TokenArray of the Epins whose codes these are (what ``TokenArray.codes()``
         gives, or any iterable of ints); CODE_NONE (-1) marks an entry invalid (0xFFFF too)."""
@@ -128,6 +135,7 @@ class Epin(Token):
 
 Epin.parse_many.__doc__ = PARSE_MANY_DOC.format(notation="EPIN")
 Epin.tokenize_many.__doc__ = TOKENIZE_MANY_DOC.format(notation="EPIN", kind="Epin")
+Epin.boards.__doc__ = BOARDS_DOC.format(notation="EPIN")
 
 
 def _build() -> tuple[Any, ...]:  # Epin at every code, None between

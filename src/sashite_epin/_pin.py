@@ -8,7 +8,8 @@ from __future__ import annotations
 # would cost more than this module.
 from _operator import index as operator_index
 
-from . import _tables
+from . import _boards, _tables
+from ._boards import Boards
 from ._core import TokenArray, core
 from ._layout import (
     CODE_LIMIT,
@@ -162,6 +163,22 @@ not allow there (anything but a digit or ``/``: whitespace, a line break, a comm
 non-ASCII letter).  A pandas input's index labels each token with its row's label.
 """
 
+BOARDS_DOC = """The boards of many FEEN piece placements at once (a column of positions, one
+a row), read strictly in {notation} as FEEN writes them: tokens, a decimal count of
+empty squares, ``/`` between ranks and ``//`` between layers, nothing else.  A Boards
+whose ``squares()`` is a 2-D numpy int16 array, one row a text, its squares in text
+order (the token's code, CODE_NONE for an empty square and for the padding past a
+shorter board); ``rank_lengths()``, ``separators()`` and ``rank_offsets()`` give each
+row's shape, ``placements()`` the texts back.
+
+``texts``: every container tokenize_many reads (a list or tuple of str, fastest; a
+pandas, Arrow or numpy column; any iterable of str).  A board holds at most 65536
+squares.  ``errors="raise"``: a text that is no placement, or a missing row (None, NaN,
+pandas.NA, a null), raises its ParseError with ``.index`` (the row), ``.position``
+(the character offset) and ``.reason``; ``errors="mark"``: that row has no square (all
+CODE_NONE) and no rank, and ``errors()`` lists it (a missing row: Reason.MISSING).
+"""
+
 
 @final
 class Pin(Token):
@@ -238,6 +255,11 @@ class Pin(Token):
     ) -> TokenArray:
         # The docstring is TOKENIZE_MANY_DOC's, set below: Epin's says the same for EPIN.
         return _tables.tokenize_many(texts, False, errors, strict)
+
+    @staticmethod
+    def boards(texts: object, *, errors: str = "raise") -> Boards:
+        # The docstring is BOARDS_DOC's, set below.
+        return _boards.boards(texts, False, errors)
 
     @staticmethod
     def from_codes(codes: object) -> TokenArray:
@@ -369,6 +391,7 @@ class Pin(Token):
 
 Pin.parse_many.__doc__ = PARSE_MANY_DOC.format(notation="PIN")
 Pin.tokenize_many.__doc__ = TOKENIZE_MANY_DOC.format(notation="PIN", kind="Pin")
+Pin.boards.__doc__ = BOARDS_DOC.format(notation="PIN")
 
 
 def fill_slots(cls: type, codes: list[int], columns: dict[str, list[Any]]) -> tuple[Any, ...]:

@@ -1,0 +1,283 @@
+# A column of FEEN piece placements, each scanned whole (Epin.boards): part of the
+# compiled core (included by _core_c.pyx, after _texts_c.pxi, whose readers it reuses).
+# The rows' bytes are found first, with the GIL (a non-ASCII str narrowed, as
+# tokenize_many narrows it); then every row is scanned by _placement.h without it, into
+# flat columns the facade (_boards.py) shapes.  The twin is _placement_py.py.
+
+from cpython.buffer cimport (PyBUF_SIMPLE, PyBuffer_FillInfo, PyBuffer_Release,
+                             PyObject_GetBuffer)
+
+DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES (tests hold both to it)
+
+cdef extern from "_boards.h" nogil:
+    void sashite_boards_init()
+    int SASHITE_FAST_MAX
+    int sashite_board_fast(const unsigned char* p, Py_ssize_t n, int epin, unsigned char* q,
+                           int16_t* squares, int32_t* rank_lengths, uint8_t* separators,
+                           Py_ssize_t* square_count, Py_ssize_t* rank_count)
+
+sashite_boards_init()
+
+
+cdef struct BoardRow:  # a row as pass one found it
+    const unsigned char* p
+    Py_ssize_t n
+    int kind           # TEXT_BYTES, or TEXT_MISSING
+    int reason         # after the scan: 0, or why it was refused
+    Py_ssize_t at      # where
+
+
+cdef struct BoardOut:  # the flat columns, grown as the scan goes
+    int16_t* base      # squares - 16
+    int16_t* squares
+    unsigned char* scratch  # the fast path's copy of a row
+    int32_t* lengths
+    uint8_t* separators
+    Py_ssize_t square_count, square_room, rank_count, rank_room
+
+
+cdef int board_room(BoardOut* o, Py_ssize_t n) noexcept nogil:
+    """Room for one more board of n bytes: BOARD_SQUARES squares (and the 8 a run's
+    store may write past), and a rank for each byte; 0, or -1 out of memory."""
+    cdef void* more
+    cdef Py_ssize_t need = o.square_count + BOARD_SQUARES + 8
+    if need > o.square_room:
+        need = max(need, 2 * o.square_room)
+        more = realloc(o.base, 2 * (need + 16))
+        if more == NULL:
+            return -1
+        o.base, o.square_room = <int16_t*>more, need
+        o.squares = o.base + 16
+    need = o.rank_count + n + 1
+    if need > o.rank_room:
+        need = max(need, 2 * o.rank_room)
+        more = realloc(o.lengths, 4 * need)
+        if more == NULL:
+            return -1
+        o.lengths = <int32_t*>more
+        more = realloc(o.separators, need)
+        if more == NULL:
+            return -1
+        o.separators, o.rank_room = <uint8_t*>more, need
+    return 0
+
+
+cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bint mark,
+                                BoardOut* o, int64_t* square_rows,
+                                int64_t* rank_rows) noexcept nogil:
+    """Every row into o: -1 when all were read, else the row that stopped the scan
+    (refused under raise), or -2 out of memory."""
+    cdef Py_ssize_t i
+    cdef Placement pl
+    cdef int status
+    square_rows[0] = rank_rows[0] = 0
+    for i in range(count):
+        if rows[i].kind == TEXT_MISSING:
+            rows[i].reason, rows[i].at = R_MISSING, 0
+        else:
+            if board_room(o, rows[i].n) < 0:
+                return -2
+            if not sashite_board_fast(rows[i].p, rows[i].n, epin, o.scratch,
+                                      o.squares + o.square_count,
+                                      o.lengths + o.rank_count, o.separators + o.rank_count,
+                                      &pl.square_count, &pl.rank_count):
+                o.square_count += pl.square_count
+                o.rank_count += pl.rank_count
+                square_rows[i + 1] = o.square_count
+                rank_rows[i + 1] = o.rank_count
+                continue
+            pl.squares = o.squares + o.square_count
+            pl.square_room = BOARD_SQUARES
+            pl.rank_lengths = o.lengths + o.rank_count
+            pl.separators = o.separators + o.rank_count
+            pl.rank_room = BOARD_SQUARES  # never reached: a rank holds a square
+            status = scan_placement(rows[i].p, rows[i].n, epin, &pl)
+            rows[i].reason = -status
+            rows[i].at = pl.error_at
+            if not status:
+                o.square_count += pl.square_count
+                o.rank_count += pl.rank_count
+        if rows[i].reason and not mark:
+            return i
+        square_rows[i + 1] = o.square_count
+        rank_rows[i + 1] = o.rank_count
+    return -1
+
+
+@cython.internal
+@cython.final
+cdef class BoardSquares:
+    """The scan's squares, read-only bytes where the scan wrote them: a column's boards
+    are its largest output, and copying them cost as much as scanning them."""
+    cdef int16_t* base
+    cdef const int16_t* squares
+    cdef Py_ssize_t count
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        PyBuffer_FillInfo(view, self, <void*>self.squares, 2 * self.count, 1, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+    def __dealloc__(self):
+        free(self.base)
+
+
+def scan_boards(texts, bint epin, errors="raise"):
+    """Every placement of a list or tuple of texts (None, NaN, pandas.NA: missing) or
+    of an Arrow string column, as flat columns: squares (int16), rank lengths (int32),
+    separators (uint8), each row's start in squares and in ranks (int64, rows + 1), and
+    the refused rows (row, reason, offset, text); ParseError at the first one unless
+    errors is "mark"."""
+    cdef bint mark
+    cdef RowTexts source
+    cdef ArrowChunks column = None
+    cdef Py_ssize_t count, i, stop_row, failed
+    cdef BoardRow* rows = NULL
+    cdef BoardOut o
+    cdef const unsigned char* p
+    cdef Py_ssize_t n
+    cdef int kind
+    cdef bytes square_rows, rank_rows
+    cdef int64_t* starts
+    cdef int64_t* rank_starts
+    cdef BoardSquares owned
+    cdef str s
+    if errors == "raise":
+        mark = False
+    elif errors == "mark":
+        mark = True
+    else:
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    know_missing_types()
+    if isinstance(texts, (list, tuple)):
+        # our own copy of the items: nothing can free a row's str while the GIL is off
+        if isinstance(texts, list):
+            texts = list.copy(texts)  # exact: a subclass's methods are not asked
+        elif type(texts) is not tuple:
+            texts = tuple.__getitem__(texts, slice(None))
+        source = list_texts(texts)
+    elif hasattr(type(texts), "__arrow_c_array__") or hasattr(type(texts), "__arrow_c_stream__"):
+        column = arrow_column(texts)  # held until the rows are read
+        source = arrow_texts(column)
+    else:
+        raise TypeError(f"boards reads a list or tuple of str or an Arrow string "
+                        f"column here, not {type(texts).__name__}")
+    count = source.rows
+    keep = {}  # row -> the narrowed bytes of a row that is not ASCII, or its str
+    memset(&o, 0, sizeof(o))
+    rows = <BoardRow*>calloc(count + 1, sizeof(BoardRow))
+    o.scratch = <unsigned char*>malloc(SASHITE_FAST_MAX + 4)
+    square_rows = PyBytes_FromStringAndSize(NULL, 8 * (count + 1))
+    rank_rows = PyBytes_FromStringAndSize(NULL, 8 * (count + 1))
+    if rows == NULL or o.scratch == NULL:
+        free(rows)
+        free(o.scratch)
+        raise MemoryError()
+    try:
+        stop_row = count
+        for i in range(count):  # pass one: where each row's bytes are
+            kind = source.text(i, &p, &n)
+            if kind == TEXT_OTHER:
+                s = source.other_text(i)
+                if s is None:  # an Arrow row that is not UTF-8: its U+FFFD is no letter
+                    s = PyUnicode_DecodeUTF8(<const char*>source.not_text,
+                                             source.not_text_at, NULL) + "\ufffd"
+                copy = byte_copy(s)
+                keep[i] = (s, copy)
+                p, n, kind = text_of(s, copy), PyUnicode_GET_LENGTH(s), TEXT_BYTES
+            elif kind == TEXT_STOP:
+                stop_row = i  # judged after the rows before it
+                break
+            rows[i].p, rows[i].n, rows[i].kind = p, n, kind
+        starts = <int64_t*>PyBytes_AS_STRING(square_rows)
+        rank_starts = <int64_t*>PyBytes_AS_STRING(rank_rows)
+        with nogil:
+            failed = scan_board_rows(rows, stop_row, epin, mark, &o, starts, rank_starts)
+        if failed == -2:
+            raise MemoryError()
+        refused = []
+        for i in range(stop_row if failed < 0 else failed + 1):
+            if rows[i].reason:
+                text = board_text(source, texts, keep, rows, i)
+                at = None if rows[i].reason == R_MISSING else rows[i].at
+                if not mark:
+                    raise _ParseError(text, _reason_text(rows[i].reason, notation_of(epin)),
+                                      notation_of(epin), i, at)
+                refused.append((i, rows[i].reason, at, text))
+        if stop_row < count:
+            source.stop(stop_row)  # the row text() read last
+        owned = BoardSquares.__new__(BoardSquares)
+        owned.base, owned.squares, owned.count = o.base, o.squares, o.square_count
+        o.base = NULL  # owned's now
+        return (owned,
+                PyBytes_FromStringAndSize(<char*>o.lengths, 4 * o.rank_count),
+                PyBytes_FromStringAndSize(<char*>o.separators, o.rank_count),
+                square_rows, rank_rows, refused)
+    finally:
+        free(rows)
+        free(o.base)
+        free(o.scratch)
+        free(o.lengths)
+        free(o.separators)
+
+
+cdef object board_text(RowTexts source, object texts, dict keep, BoardRow* rows,
+                       Py_ssize_t i):
+    """A refused row's text, as the twin names it: the str (exact), the missing value."""
+    if i in keep:
+        return keep[i][0]
+    if rows[i].kind == TEXT_MISSING:
+        return texts[i] if isinstance(texts, (list, tuple)) else None
+    return (<bytes>rows[i].p[:rows[i].n]).decode("ascii")
+
+
+def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epin):
+    """Each row's placement text (None for a row of no rank: refused or missing)."""
+    # The columns are read through the buffer protocol: a typed memoryview's support
+    # code would import collections when the package is imported.
+    cdef Py_buffer views[5]
+    cdef int taken = 0
+    cdef Py_ssize_t r, a, b, s0, s1, room = 0, got
+    cdef const int16_t* sq
+    cdef const int32_t* ln
+    cdef const uint8_t* sp
+    cdef const int64_t* srow
+    cdef const int64_t* rrow
+    cdef Placement pl
+    cdef char* out = NULL
+    cdef list result = []
+    try:
+        for column in (squares, lengths, separators, square_rows, rank_rows):
+            PyObject_GetBuffer(column, &views[taken], PyBUF_SIMPLE)
+            taken += 1
+        sq, ln = <const int16_t*>views[0].buf, <const int32_t*>views[1].buf
+        sp, srow = <const uint8_t*>views[2].buf, <const int64_t*>views[3].buf
+        rrow = <const int64_t*>views[4].buf
+        for r in range(views[3].len // 8 - 1):
+            a, b, s0, s1 = rrow[r], rrow[r + 1], srow[r], srow[r + 1]
+            if a == b:
+                result.append(None)
+                continue
+            # at most 4 bytes a square and 2 a separator
+            if 4 * (s1 - s0) + 2 * (b - a) > room:
+                room = 2 * (4 * (s1 - s0) + 2 * (b - a))
+                free(out)
+                out = <char*>malloc(room)
+                if out == NULL:
+                    raise MemoryError()
+            pl.squares = <int16_t*>(sq + s0)
+            pl.square_count = s1 - s0
+            pl.rank_lengths = <int32_t*>(ln + a)
+            pl.separators = <uint8_t*>(sp + a)
+            pl.rank_count = b - a
+            got = format_placement(&pl, epin, out, room)
+            if got < 0:
+                raise ValueError(f"row {r} is no board: {_reason_text(-got, notation_of(epin))}")
+            result.append(out[:got].decode("ascii"))
+        return result
+    finally:
+        free(out)
+        while taken:
+            taken -= 1
+            PyBuffer_Release(&views[taken])

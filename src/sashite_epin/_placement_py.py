@@ -1,0 +1,193 @@
+"""Whole FEEN piece placements, pure Python: the twin of ``_placement.h`` (the C API's
+scan_placement and format_placement) and of ``_boards_c.pxi`` (a column of them, for
+Epin.boards).  The same reasons at the same offsets as the C loop: it is a line-by-line
+port of it, over a str (offsets in characters)."""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from . import _messages as reasons
+from ._arrow_py import NotText, arrow_texts
+from ._errors import ParseError, reason_text
+from ._inputs import is_missing, is_sequence, own_items
+from ._scan_py import format_code, scan_prefix, stray_reason
+
+# The squares one board may hold (its runs of empty squares counted): past it a run is
+# RUN_TOO_LONG, a piece or a rank NO_ROOM.  Both cores' word, and docs/guide.md's.
+BOARD_SQUARES = 1 << 16
+
+_CODES = {True: {}, False: {}}  # type: dict[bool, dict[str, int]]
+
+
+def _letter(c: str) -> bool:
+    return ("A" <= c <= "Z") or ("a" <= c <= "z")
+
+
+def _not_a_token(s: str, at: int, last: int, epin: bool) -> int:
+    """Why no token starts at s[at]: as the C wrapper asks the core's stop_reason (a
+    stray "^" or "'" right after the token at last is judged with it)."""
+    if not epin and s[at] == "'":
+        return reasons.DERIVATION_IN_PIN
+    if last >= 0 and s[at] in "^'":
+        code, length = scan_prefix(s, last, epin)
+        if code >= 0 and last + length == at:
+            return stray_reason(s, last, at, epin)
+    return -scan_prefix(s, at, epin)[0]
+
+
+def scan_placement(
+    s: str, epin: bool, room: int = BOARD_SQUARES, rank_room: int = BOARD_SQUARES
+) -> tuple[int, int, list[int], list[int], list[int]]:
+    """(0, 0, squares, rank lengths, separators), or (reason, offset, ...) with what was
+    read before the fault."""
+    squares: list[int] = []
+    lengths: list[int] = []
+    separators: list[int] = []
+    n = len(s)
+    if not n:
+        return reasons.EMPTY, 0, squares, lengths, separators
+    i = rank_start = separator_at = 0
+    last = -1
+    while i < n:
+        c = s[i]
+        if c in "+-" or _letter(c):
+            start = i
+            if c in "+-":
+                if i + 1 >= n or not _letter(s[i + 1]):
+                    return _not_a_token(s, i, last, epin), i, squares, lengths, separators
+                i += 1
+            i += 1
+            if i < n and s[i] == "^":
+                i += 1
+            if epin and i < n and s[i] == "'":
+                i += 1
+            if len(squares) >= room:
+                return reasons.NO_ROOM, start, squares, lengths, separators
+            squares.append(_code(s[start:i], epin))
+            last = start
+        elif "1" <= c <= "9":
+            at = i
+            while i < n and "0" <= s[i] <= "9":
+                i += 1
+            if int(s[at:i]) > room - len(squares):
+                return reasons.RUN_TOO_LONG, at, squares, lengths, separators
+            squares += [-1] * int(s[at:i])
+        elif c == "/":
+            separator = 2 if s.startswith("//", i) else 1
+            if s.startswith("///", i):
+                return reasons.TOO_MANY_SEPARATORS, i, squares, lengths, separators
+            if len(squares) == rank_start:
+                return reasons.EMPTY_RANK, i, squares, lengths, separators
+            if len(lengths) >= rank_room:
+                return reasons.NO_ROOM, i, squares, lengths, separators
+            lengths.append(len(squares) - rank_start)
+            separators.append(separator)
+            rank_start, separator_at = len(squares), i
+            i += separator
+        elif c == "0":
+            return reasons.LEADING_ZERO, i, squares, lengths, separators
+        else:  # a stray marker, a space, any other character: what tokenize says
+            return _not_a_token(s, i, last, epin), i, squares, lengths, separators
+    if len(squares) == rank_start:  # the text ends with a separator
+        return reasons.EMPTY_RANK, separator_at, squares, lengths, separators
+    if len(lengths) >= rank_room:
+        return reasons.NO_ROOM, n, squares, lengths, separators
+    lengths.append(len(squares) - rank_start)
+    separators.append(0)
+    return 0, 0, squares, lengths, separators
+
+
+def _code(token: str, epin: bool) -> int:
+    codes = _CODES[epin]
+    code = codes.get(token)
+    if code is None:
+        code = codes[token] = scan_prefix(token, 0, epin)[0]
+    return code
+
+
+def format_placement(squares: Any, lengths: Any, separators: Any) -> str:
+    """The text of one board (valid, as scan_placement gave it)."""
+    out: list[str] = []
+    sq = 0
+    for r, length in enumerate(lengths):
+        end = sq + length
+        while sq < end:
+            if squares[sq] < 0:
+                run = sq
+                while sq < end and squares[sq] < 0:
+                    sq += 1
+                out.append(str(sq - run))
+                continue
+            out.append(format_code(int(squares[sq])))
+            sq += 1
+        if r + 1 < len(lengths):
+            out.append("/" * int(separators[r]))
+    return "".join(out)
+
+
+def scan_boards(texts: object, epin: bool, errors: str) -> tuple[Any, ...]:
+    """Every placement of a list or tuple of texts (None, NaN, pandas.NA: missing) or
+    of an Arrow string column, as flat columns: squares (int16), rank lengths (int32),
+    separators (uint8), each row's start in squares and in ranks (int64, rows + 1), and
+    the refused rows (row, reason, offset, text); ParseError at the first one unless
+    errors is "mark"."""
+    if errors not in ("raise", "mark"):
+        raise ValueError(f"errors must be 'raise' or 'mark', not {errors!a}")
+    stopped = None
+    if not is_sequence(texts):
+        kind = type(texts)
+        if not (hasattr(kind, "__arrow_c_array__") or hasattr(kind, "__arrow_c_stream__")):
+            raise TypeError(
+                "boards reads a list or tuple of str or an Arrow string column here, "
+                f"not {type(texts).__name__}"
+            )
+        texts, stopped = arrow_texts(texts)
+    notation = "EPIN" if epin else "PIN"
+    squares, lengths, separators = array("h"), array("i"), array("B")
+    square_rows, rank_rows = array("q", [0]), array("q", [0])
+    refused: list[tuple[int, int, int | None, object]] = []
+    for i, text in enumerate(own_items(texts)):
+        kind = type(text)
+        if kind is NotText:  # an Arrow row that is not UTF-8: its U+FFFD is no letter
+            s: Any = text.before + "\ufffd"
+        elif issubclass(kind, str):  # not isinstance: an object's __class__ may lie
+            s = text if kind is str else str.__str__(text)
+        elif is_missing(text):
+            s = None
+        else:
+            raise TypeError(f"item {i} is {kind.__name__}, not str")
+        if s is None:
+            reason, at = reasons.MISSING, None
+        else:
+            reason, at, row, row_lengths, row_separators = scan_placement(s, epin)
+        if reason:
+            token = text if s is None else s
+            if errors == "raise":
+                raise ParseError(token, reason_text(reason, notation), notation, i, at)
+            refused.append((i, reason, at, token))
+        else:
+            squares.extend(row)
+            lengths.extend(row_lengths)
+            separators.extend(row_separators)
+        square_rows.append(len(squares))
+        rank_rows.append(len(lengths))
+    if stopped is not None:  # after the rows before it are judged, as read in order
+        raise stopped
+    return squares, lengths, separators, square_rows, rank_rows, refused
+
+
+def format_boards(
+    squares: Any, lengths: Any, separators: Any, square_rows: Any, rank_rows: Any
+) -> list[str | None]:
+    """Each row's placement text (None for a row of no rank: refused or missing)."""
+    out: list[str | None] = []
+    for r in range(len(square_rows) - 1):
+        a, b = int(rank_rows[r]), int(rank_rows[r + 1])
+        if a == b:
+            out.append(None)
+            continue
+        s0, s1 = int(square_rows[r]), int(square_rows[r + 1])
+        out.append(format_placement(squares[s0:s1], lengths[a:b], separators[a:b]))
+    return out

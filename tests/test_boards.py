@@ -1,0 +1,205 @@
+"""Epin.boards / Pin.boards: a column of FEEN placements as board arrays.  Every core's
+scan_boards row by row against the reference built on FEEN's grammar over tokenize
+(test_placement_capi.reference), on real, random and broken placements; every input
+tokenize_many reads; rows past every internal size; marks, nulls, and the texts back."""
+
+from __future__ import annotations
+
+import random
+from types import ModuleType
+from typing import Any
+
+import numpy
+import pytest
+from test_placement_capi import random_placement, reference
+
+from sashite_epin import CODE_NONE, Boards, Epin, ParseError, Pin, Reason
+from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS, placements
+
+ROOM = 1 << 16  # the squares of one board
+
+
+def rows_of(scanned: tuple[Any, ...], rows: int) -> list[tuple[object, ...]]:
+    """scan_boards' flat columns, cut into what reference says of each row."""
+    squares, lengths, separators, square_rows, rank_rows, refused = scanned
+    squares = numpy.frombuffer(squares, dtype=numpy.int16).tolist()
+    lengths = numpy.frombuffer(lengths, dtype=numpy.int32).tolist()
+    separators = numpy.frombuffer(separators, dtype=numpy.uint8).tolist()
+    square_rows = numpy.frombuffer(square_rows, dtype=numpy.int64).tolist()
+    rank_rows = numpy.frombuffer(rank_rows, dtype=numpy.int64).tolist()
+    assert len(square_rows) == len(rank_rows) == rows + 1
+    faults = {row: (reason, at) for row, reason, at, _ in refused}
+    out: list[tuple[object, ...]] = []
+    for r in range(rows):
+        s0, s1, r0, r1 = square_rows[r], square_rows[r + 1], rank_rows[r], rank_rows[r + 1]
+        if r in faults:
+            assert s0 == s1 and r0 == r1  # a refused row holds nothing
+            out.append(faults[r])
+        else:
+            out.append((0, squares[s0:s1], lengths[r0:r1], separators[r0:r1]))
+    return out
+
+
+def broken(rng: random.Random) -> str:
+    noise = ["^", "'", "+", "-", "^^", "*", " ", "\n", "/", "//", "///", "0", "01", "É", "9" * 6]
+    text = random_placement(rng, EPIN_TOKENS)
+    for _ in range(rng.randint(1, 2)):
+        at = rng.randrange(len(text) + 1)
+        text = text[:at] + rng.choice(noise) + text[at:]
+    return text
+
+
+def test_every_core_agrees_with_the_reference(core: ModuleType) -> None:
+    rng = random.Random(61)
+    texts = [*PLACEMENTS, *placements(200, seed=7), "K", "8", "19", "", "K'", "k^+p4+PK"]
+    texts += [random_placement(rng, EPIN_TOKENS) for _ in range(500)]
+    texts += [broken(rng) for _ in range(1500)]
+    for epin in (True, False):
+        got = rows_of(core.scan_boards(texts, epin, "mark"), len(texts))
+        for text, row in zip(texts, got, strict=True):
+            assert row == reference(text, epin, ROOM, ROOM), (text, epin)
+
+
+def test_the_cores_agree_on_errors_and_texts(core: ModuleType) -> None:
+    rng = random.Random(67)
+    texts = [broken(rng) if rng.random() < 0.3 else random_placement(rng, EPIN_TOKENS)]
+    texts += [
+        broken(rng) if rng.random() < 0.3 else random_placement(rng, EPIN_TOKENS)
+        for _ in range(800)
+    ]
+    marked = core.scan_boards(texts, True, "mark")
+    valid = {row for row, *_ in marked[5]} ^ set(range(len(texts)))
+    assert valid and marked[5]
+    board = Boards(marked, True)
+    back = core.format_boards(
+        board._flat,
+        board._lengths,
+        board._separators,
+        board._square_rows,
+        board._rank_rows,
+        True,
+    )
+    assert [text for i, text in enumerate(texts) if i in valid] == [
+        t for t in back if t is not None
+    ]
+    first = marked[5][0]
+    with pytest.raises(ParseError) as caught:
+        core.scan_boards(texts, True, "raise")
+    assert (caught.value.index, caught.value.reason.value, caught.value.position) == first[:3]
+    assert caught.value.token == texts[first[0]]
+
+
+def test_squares_ranks_and_the_texts_back() -> None:
+    texts = [PLACEMENTS[0], "K", "rnbk^/5//5/KBNR", None, "8//8"]
+    board = Epin.boards(texts, errors="mark")
+    squares = board.squares()
+    assert squares.dtype == numpy.int16 and squares.shape == (5, 64)
+    assert squares[1, 0] == Epin.parse("K").code and (squares[1, 1:] == CODE_NONE).all()
+    assert (squares[3] == CODE_NONE).all()
+    assert squares[2, :5].tolist() == [
+        *(Epin.parse(t).code for t in "rnb"),
+        Epin.parse("k^").code,
+        -1,
+    ]
+    assert board.square_counts().tolist() == [64, 1, 18, 0, 16]
+    offsets = board.rank_offsets()
+    assert offsets.tolist() == [0, 8, 9, 13, 13, 15]
+    assert board.rank_lengths()[9:13].tolist() == [4, 5, 5, 4]
+    assert board.separators()[9:13].tolist() == [1, 2, 1, 0]
+    assert board.separators()[13:15].tolist() == [2, 0]
+    assert board.valid_mask().tolist() == [True, True, True, False, True]
+    assert board.placements() == [PLACEMENTS[0], "K", "rnbk^/5//5/KBNR", None, "8//8"]
+    [missing] = board.errors()
+    assert (missing.index, missing.reason, missing.position, missing.token) == (
+        3,
+        Reason.MISSING,
+        None,
+        None,
+    )
+    with pytest.raises(ParseError) as caught:
+        Epin.boards(texts)
+    assert (caught.value.index, caught.value.reason) == (3, Reason.MISSING)
+
+
+def test_pin_reads_no_derivation() -> None:
+    board = Pin.boards(["K'3/8", "K3/8"], errors="mark")
+    [error] = board.errors()
+    assert (error.index, error.position, error.reason) == (0, 1, Reason.DERIVATION_IN_PIN)
+    assert board.placements() == [None, "K3/8"] and board.notation == "PIN"
+    with pytest.raises(ParseError, match="derivation"):
+        Pin.boards(["K'3/8"])
+
+
+def test_every_input_kind() -> None:
+    pyarrow = pytest.importorskip("pyarrow")
+    pandas = pytest.importorskip("pandas")
+    texts = [*placements(50, seed=9), None, "K/", "8"]
+    want = Epin.boards(texts, errors="mark")
+    kinds: list[object] = [
+        tuple(texts),
+        iter(texts),
+        numpy.array(texts, dtype=object),
+        pyarrow.array(texts),
+        pyarrow.array(texts, pyarrow.large_string()),
+        pyarrow.chunked_array([texts[:20], texts[20:]]),
+        pyarrow.array(texts).dictionary_encode(),
+        pandas.Series(texts),
+        pandas.Series(texts, dtype="string"),
+        pandas.Series(texts, dtype="category"),
+    ]
+    for column in kinds:
+        got = Epin.boards(column, errors="mark")
+        assert (got.squares() == want.squares()).all(), type(column)
+        assert got.placements() == want.placements(), type(column)
+        assert [(e.index, e.position, e.reason) for e in got.errors()] == [
+            (e.index, e.position, e.reason) for e in want.errors()
+        ]
+    valid = [t for t in texts if t not in (None, "K/")]
+    assert (Epin.boards(numpy.array(valid)).squares() == Epin.boards(valid).squares()).all()
+    series = pandas.Series(["8", "K/"], index=["a", "b"])
+    with pytest.raises(ParseError) as caught:
+        Epin.boards(series)
+    assert (caught.value.index, caught.value.label) == (1, "b")
+    with pytest.raises(TypeError):
+        Epin.boards([b"8", b"K"])
+    with pytest.raises(TypeError):
+        Epin.boards("8/8")
+    with pytest.raises(TypeError):
+        Epin.boards(["8", 3])
+    with pytest.raises(ParseError):  # the refused row before the one that cannot be read
+        Epin.boards(["8", "K/", 3])
+    with pytest.raises(ValueError, match="errors"):
+        Epin.boards(["8"], errors="ignore")
+
+
+def test_rows_past_every_size() -> None:
+    wide = "K" * 5000 + "/" + "60000"
+    tall = "/".join(["k2"] * 700)
+    layers = "//".join(["1"] * 600)
+    texts = [wide, tall, layers, str(ROOM), str(ROOM + 1), f"{ROOM}K", "K" * (ROOM + 1), "8"]
+    board = Epin.boards(texts, errors="mark")
+    assert board.square_counts().tolist() == [65000, 2100, 600, ROOM, 0, 0, 0, 8]
+    assert board.squares().shape == (8, ROOM)
+    assert numpy.diff(board.rank_offsets()).tolist() == [2, 700, 600, 1, 0, 0, 0, 1]
+    faults = [(e.index, e.reason, e.position) for e in board.errors()]
+    assert faults == [
+        (4, Reason.RUN_TOO_LONG, 0),
+        (5, Reason.NO_ROOM, len(str(ROOM))),
+        (6, Reason.NO_ROOM, ROOM),
+    ]
+    assert board.placements() == [*texts[:4], None, None, None, "8"]
+    many = placements(300, seed=11) * 40  # 12000 rows, past every batch
+    many[7777] = "8/8 "
+    board = Epin.boards(many, errors="mark")
+    assert len(board) == 12000 and board.squares().shape[0] == 12000
+    assert [(e.index, e.position) for e in board.errors()] == [(7777, 3)]
+    assert board.placements()[:7777] == many[:7777]
+    empty = Epin.boards([])
+    assert empty.squares().shape == (0, 0) and empty.placements() == []
+    assert empty.rank_offsets().tolist() == [0] and len(empty.rank_lengths()) == 0
+
+
+def test_a_non_ascii_row_counts_characters() -> None:
+    board = Epin.boards(["8/8", "KÉ/8", "K/8 É"], errors="mark")
+    got = [(e.index, e.position, e.reason) for e in board.errors()]
+    assert got == [(1, 1, Reason.NOT_A_LETTER), (2, 3, Reason.WHITESPACE)]
