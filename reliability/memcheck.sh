@@ -27,6 +27,11 @@ py="$work/venv/bin/python"
 # processes over the same core calls the other tests make) and Dask are left out.
 skip="not test_memory_stays_flat and not hundred_million and not python"
 skip="$skip and not test_cli and not test_docs and not test_dask"
+# DuckDB links its C++ runtime statically: under the preloaded ASan runtime any C++
+# exception it throws, even one it catches itself (registering a function does), aborts
+# in ASan's __cxa_throw interceptor.  Its SQL functions hand the core Arrow columns, which
+# the other tests here read under ASan.
+skip="$skip and not test_duckdb"
 export SASHITE_EPIN_IMPLEMENTATION=cython PYTHONMALLOC=malloc
 
 case "$mode" in
