@@ -52,12 +52,9 @@ def _exported(result: Any, strings: str) -> Any:
     return table.cast(plain(table.schema)) if strings == "plain" else table
 
 
-class parse:  # a function to the caller: a class, so that it pickles by name
-    """``parse(column, *, prefix="", notation="epin", strings="dictionary")``: the
-    function for ``map_batches`` that keeps every column of the block and adds the
-    parse result's fields (``sashite_epin.schema``, without token: the column holds
-    it), each named ``prefix`` + field; ``strings="plain"`` gives abbr, side, state
-    and reason as ``string`` rather than dictionaries."""
+class _BatchFunction:
+    """What parse and tokens share: the column, the prefix, the notation and the string
+    form, checked when the function is made (not in a worker, per block)."""
 
     __slots__ = ("column", "notation", "prefix", "strings")
 
@@ -73,6 +70,14 @@ class parse:  # a function to the caller: a class, so that it pickles by name
         if strings not in _FORMS:
             raise ValueError(f"strings must be 'dictionary' or 'plain', not {strings!a}")
         self.column, self.prefix, self.notation, self.strings = column, prefix, notation, strings
+
+
+class parse(_BatchFunction):  # a function to the caller: a class, so that it pickles by name
+    """``parse(column, *, prefix="", notation="epin", strings="dictionary")``: the
+    function for ``map_batches`` that keeps every column of the block and adds the
+    parse result's fields (``sashite_epin.schema``, without token: the column holds
+    it), each named ``prefix`` + field; ``strings="plain"`` gives abbr, side, state
+    and reason as ``string`` rather than dictionaries."""
 
     def __call__(self, batch: pyarrow.Table) -> pyarrow.Table:
         result = _notation(self.notation).parse_many(batch.column(self.column), errors="mark")
@@ -80,27 +85,12 @@ class parse:  # a function to the caller: a class, so that it pickles by name
         return _beside(batch, fields, self.prefix)
 
 
-class tokens:  # a function to the caller: a class, so that it pickles by name
+class tokens(_BatchFunction):  # a function to the caller: a class, so it pickles by name
     """``tokens(column, *, prefix="", notation="epin", strings="dictionary")``: the
     function for ``map_batches`` that gives one row per token of each entry's text
     (placements written back to back, ``tokenize_many``): the entry's row of the block
     (every column), then the token's fields and its ``offset`` in the text.  A missing
     or empty text gives no row; a run that is no token is a row marked invalid."""
-
-    __slots__ = ("column", "notation", "prefix", "strings")
-
-    def __init__(
-        self,
-        column: str,
-        *,
-        prefix: str = "",
-        notation: Literal["epin", "pin"] = "epin",
-        strings: Literal["dictionary", "plain"] = "dictionary",
-    ) -> None:
-        _notation(notation)
-        if strings not in _FORMS:
-            raise ValueError(f"strings must be 'dictionary' or 'plain', not {strings!a}")
-        self.column, self.prefix, self.notation, self.strings = column, prefix, notation, strings
 
     def __call__(self, batch: pyarrow.Table) -> pyarrow.Table:
         import numpy  # pyarrow's take reads the rows through it
