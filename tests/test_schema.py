@@ -79,6 +79,8 @@ def test_a_request_the_result_cannot_honour_is_refused_by_name() -> None:
 
 @pytest.mark.parametrize("frame", ["arrow", "pandas", "polars"])
 def test_frames_leave_out_or_prefix_the_token(frame: str) -> None:
+    library = {"arrow": "pyarrow", "pandas": "pandas", "polars": "polars"}[frame]
+    pytest.importorskip(library, reason=f"{library} is not installed for this interpreter")
     result = Epin.parse_many(ENTRIES, errors="mark")
     made = getattr(result, f"to_{frame}")
     names = sashite_epin.schema().names
