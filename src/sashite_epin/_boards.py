@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from ._core import core
 from ._errors import ParseError, reason_text
-from ._inputs import check_strings, is_sequence, module_of
-from ._tables import Categories, labelled, texts_of, unwrap
+from ._tables import labelled, text_rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,20 +126,9 @@ class Boards:
 def boards(texts: object, epin: bool, errors: str) -> Boards:
     """The core's scan_boards over what tokenize_many reads, pandas objects unwrapped
     (their index labels the errors)."""
-    labels = None
-    if is_sequence(texts):
-        rows: object = texts
-    elif isinstance(texts, (str, bytes, bytearray, memoryview)):
-        raise TypeError(
-            "boards takes many placements (a list of str, a column), not one "
-            f"{type(texts).__name__}"
-        )
-    elif module_of(texts).startswith("pandas"):
-        data, labels = unwrap(texts, "tokenize_many")
-        rows = data.texts() if type(data) is Categories else texts_of(data)
-    else:
-        check_strings(texts, "tokenize_many")
-        rows = texts_of(texts)
+    rows, labels = text_rows(
+        texts, "boards takes many placements (a list of str, a column), not one {}"
+    )
     try:
         scanned = core.scan_boards(rows, epin, errors)
     except ParseError as error:

@@ -169,25 +169,34 @@ class Categories:
         return self.values.tolist()
 
 
-def tokenize_many(texts: object, epin: bool, errors: str, strict: bool = False) -> TokenArray:
-    """The core's tokenize_many over what it reads (a list or tuple of texts, an Arrow
-    string column): every input parse_many takes that holds texts is turned into one
-    of those, a pandas object unwrapped as parse_many unwraps it, its index kept (each
-    token gets its row's label)."""
+def text_rows(texts: object, one: str) -> tuple[object, object]:
+    """What the core's text readers take (a list or tuple of texts, an Arrow string
+    column), and the index labels of a pandas object unwrapped; ``one`` is the TypeError's
+    words for a single text ({} its type)."""
     labels = None
     if is_sequence(texts):  # by its type, as the cores: __class__ may lie
         rows: object = texts
     elif isinstance(texts, (str, bytes, bytearray, memoryview)):
-        raise TypeError(
-            "tokenize_many takes many texts (a list of str, a column), not one "
-            f"{type(texts).__name__}: Epin.tokenize reads one"
-        )
+        raise TypeError(one.format(type(texts).__name__))
     elif module_of(texts).startswith("pandas"):
         data, labels = unwrap(texts, "tokenize_many")
         rows = data.texts() if type(data) is Categories else texts_of(data)
     else:
         check_strings(texts, "tokenize_many")
         rows = texts_of(texts)
+    return rows, labels
+
+
+def tokenize_many(texts: object, epin: bool, errors: str, strict: bool = False) -> TokenArray:
+    """The core's tokenize_many over what it reads (a list or tuple of texts, an Arrow
+    string column): every input parse_many takes that holds texts is turned into one
+    of those, a pandas object unwrapped as parse_many unwraps it, its index kept (each
+    token gets its row's label)."""
+    rows, labels = text_rows(
+        texts,
+        "tokenize_many takes many texts (a list of str, a column), not one {}: "
+        "Epin.tokenize reads one",
+    )
     try:
         result = core.tokenize_many(rows, epin, errors, strict)
     except ParseError as error:
