@@ -60,7 +60,7 @@ def extensions() -> list[Extension]:
             "_kernels.h", "_strs.h", "_strict.h",
             "_records.h", "_memory.h", "_arrow.h", "_arrow_export.h", "_columns.h",
             "_formats.h", "_fixed.h", "_pyarray.h", "_placement.h", "_placement_c.pxi",
-            "_boards.h", "_boards_c.pxi",
+            "_boards_c.pxi",
             *(f"kernels/{kernel}.h" for kernel in ("portable", "sse2", "avx2", "avx512", "neon")),
             *(f"kernels/generic/{loop}.h" for loop in (
                 "count", "decode", "scan", "rows", "lanes", "columns", "strs", "fixed",

@@ -18,6 +18,7 @@ typedef ptrdiff_t Py_ssize_t;
 #include "_memory.h"
 #include "_arrow.h"
 #include "_strict.h"
+#include "_placement.h"
 
 /* Every kernel and reader called, so that each is compiled to code: a static function
  * nothing calls is only parsed, and some errors show in code alone (clang's, for an
@@ -48,5 +49,12 @@ int64_t sashite_c_parts_use(int kernel, const unsigned char *p, Py_ssize_t n, un
                                          (int8_t *)out, (int8_t *)out, (int8_t *)out, out, out);
     total += sashite_join_lanes(kernel, p, n, &sashite_export_shapes, 1, &cursor, out + n);
     total += sashite_strict_stray(p, n, 1, kernel);
+    sashite_placement_init();
+    total += sashite_scan_placement(p, n, kernel, (int16_t *)codes, n, &at, (int32_t *)starts,
+                                    out, n, &k, &b, &resume);
+    total += sashite_board_fast(p, n, kernel, out, (int16_t *)codes, (int32_t *)starts, out,
+                                &at, &k);
+    total += sashite_format_placement((const int16_t *)codes, n, (const int32_t *)starts, out,
+                                      k, kernel, (char *)out, n, &b);
     return total + (int64_t)sashite_records_length(p, (size_t)n);
 }

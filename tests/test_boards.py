@@ -5,6 +5,7 @@ tokenize_many reads; rows past every internal size; marks, nulls, and the texts 
 
 from __future__ import annotations
 
+import itertools
 import random
 from types import ModuleType
 from typing import Any
@@ -54,6 +55,22 @@ def test_every_core_agrees_with_the_reference(core: ModuleType) -> None:
     texts = [*PLACEMENTS, *placements(200, seed=7), "K", "8", "19", "", "K'", "k^+p4+PK"]
     texts += [random_placement(rng, EPIN_TOKENS) for _ in range(500)]
     texts += [broken(rng) for _ in range(1500)]
+    for epin in (True, False):
+        got = rows_of(core.scan_boards(texts, epin, "mark"), len(texts))
+        for text, row in zip(texts, got, strict=True):
+            assert row == reference(text, epin, ROOM, ROOM), (text, epin)
+
+
+def test_every_short_text_at_the_block_edges(core: ModuleType) -> None:
+    """Every text of up to 3 characters of an alphabet of what a placement holds and what
+    it must not, alone and where its neighbours straddle the compiled check's 64-byte
+    blocks (after 61 and 63 letters, with a letter after it), and every text of 4: the
+    fast road accepts exactly what the reference accepts, and gives its squares."""
+    alphabet = ["K", "p", "+", "-", "^", "'", "/", "0", "1", "9", " ", "\x01", "é"]
+    words = ["".join(t) for k in (1, 2, 3) for t in itertools.product(alphabet, repeat=k)]
+    edges = [(pre, post) for pre in ("", "K" * 61, "K" * 63) for post in ("", "K")]
+    texts = [pre + w + post for w in words for pre, post in edges]
+    texts += ["".join(t) for t in itertools.product(alphabet, repeat=4)]
     for epin in (True, False):
         got = rows_of(core.scan_boards(texts, epin, "mark"), len(texts))
         for text, row in zip(texts, got, strict=True):

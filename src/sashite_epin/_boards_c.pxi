@@ -9,14 +9,12 @@ from cpython.buffer cimport (PyBUF_SIMPLE, PyBuffer_FillInfo, PyBuffer_Release,
 
 DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES (tests hold both to it)
 
-cdef extern from "_boards.h" nogil:
-    void sashite_boards_init()
+cdef extern from "_placement.h" nogil:
     int SASHITE_FAST_MAX
+    int SASHITE_FAST_PAD
     int sashite_board_fast(const unsigned char* p, Py_ssize_t n, int epin, unsigned char* q,
                            int16_t* squares, int32_t* rank_lengths, uint8_t* separators,
                            Py_ssize_t* square_count, Py_ssize_t* rank_count)
-
-sashite_boards_init()
 
 
 cdef struct BoardRow:  # a row as pass one found it
@@ -36,14 +34,18 @@ cdef struct BoardOut:  # the flat columns, grown as the scan goes
     Py_ssize_t square_count, square_room, rank_count, rank_room
 
 
-cdef int board_room(BoardOut* o, Py_ssize_t n) noexcept nogil:
-    """Room for one more board of n bytes: BOARD_SQUARES squares (and the 8 a run's
-    store may write past), and a rank for each byte; 0, or -1 out of memory."""
+cdef int board_room(BoardOut* o, Py_ssize_t squares, Py_ssize_t n) noexcept nogil:
+    """Room for one more board of n bytes: the squares its scan may write, and a rank
+    for each byte; 0, or -1 out of memory.  The rooms were made for the whole column
+    (board_rooms): this grows them, twice over, only for boards denser than that.  The
+    memory is _memory.h's, as a TokenArray's: a column like the last one writes the
+    pages the last result wrote, instead of faulting fresh ones in (a quarter of the
+    time of a column of 300,000 boards went to the kernel's page faults)."""
     cdef void* more
-    cdef Py_ssize_t need = o.square_count + BOARD_SQUARES + 8
+    cdef Py_ssize_t need = o.square_count + squares
     if need > o.square_room:
         need = max(need, 2 * o.square_room)
-        more = realloc(o.base, 2 * (need + 16))
+        more = records_grow(o.base, 2 * (o.square_count + 16), 2 * (need + 16))
         if more == NULL:
             return -1
         o.base, o.square_room = <int16_t*>more, need
@@ -51,15 +53,38 @@ cdef int board_room(BoardOut* o, Py_ssize_t n) noexcept nogil:
     need = o.rank_count + n + 1
     if need > o.rank_room:
         need = max(need, 2 * o.rank_room)
-        more = realloc(o.lengths, 4 * need)
+        more = records_grow(o.lengths, 4 * o.rank_count, 4 * need)
         if more == NULL:
             return -1
         o.lengths = <int32_t*>more
-        more = realloc(o.separators, need)
+        more = records_grow(o.separators, o.rank_count, need)
         if more == NULL:
             return -1
         o.separators, o.rank_room = <uint8_t*>more, need
     return 0
+
+
+cdef int board_rooms(BoardOut* o, Py_ssize_t rows, Py_ssize_t text_bytes) noexcept nogil:
+    """The rooms of a column of rows holding text_bytes in all, made once (growing them
+    row by row copied them over and over): 2 squares a byte and 32 a row, as games'
+    placements hold (chess 1.3 a byte, a one-layer 5x5x5 board 4.3: then it grows), and
+    a rank every 2 bytes.  0, or -1 out of memory."""
+    return board_room(o, 2 * text_bytes + 32 * rows + BOARD_SQUARES, text_bytes // 2 + rows)
+
+
+cdef void board_fit(BoardOut* o) noexcept nogil:
+    """Rooms far larger than what the column holds handed back (_memory.h's rule)."""
+    cdef void* less
+    less = records_fit(o.base, 2 * (o.square_count + 16))
+    if less != NULL:
+        o.base = <int16_t*>less
+        o.squares = o.base + 16
+    less = records_fit(o.lengths, 4 * o.rank_count)
+    if less != NULL:
+        o.lengths = <int32_t*>less
+    less = records_fit(o.separators, o.rank_count)
+    if less != NULL:
+        o.separators = <uint8_t*>less
 
 
 cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bint mark,
@@ -75,7 +100,8 @@ cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bin
         if rows[i].kind == TEXT_MISSING:
             rows[i].reason, rows[i].at = R_MISSING, 0
         else:
-            if board_room(o, rows[i].n) < 0:
+            # the fast road writes 9 squares a byte at most and 16 past the last
+            if board_room(o, min(9 * rows[i].n + 24, BOARD_SQUARES + 8), rows[i].n) < 0:
                 return -2
             if not sashite_board_fast(rows[i].p, rows[i].n, epin, o.scratch,
                                       o.squares + o.square_count,
@@ -86,6 +112,8 @@ cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bin
                 square_rows[i + 1] = o.square_count
                 rank_rows[i + 1] = o.rank_count
                 continue
+            if board_room(o, BOARD_SQUARES + 8, rows[i].n) < 0:
+                return -2
             pl.squares = o.squares + o.square_count
             pl.square_room = BOARD_SQUARES
             pl.rank_lengths = o.lengths + o.rank_count
@@ -106,21 +134,28 @@ cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bin
 
 @cython.internal
 @cython.final
-cdef class BoardSquares:
-    """The scan's squares, read-only bytes where the scan wrote them: a column's boards
-    are its largest output, and copying them cost as much as scanning them."""
-    cdef int16_t* base
-    cdef const int16_t* squares
-    cdef Py_ssize_t count
+cdef class BoardColumn:
+    """One of the scan's flat columns, read-only bytes where the scan wrote them (owned
+    from the block's start, read from data on): a column's boards are its largest
+    output, and copying them cost as much as scanning them."""
+    cdef void* block
+    cdef const void* data
+    cdef Py_ssize_t size  # bytes
 
     def __getbuffer__(self, Py_buffer* view, int flags):
-        PyBuffer_FillInfo(view, self, <void*>self.squares, 2 * self.count, 1, flags)
+        PyBuffer_FillInfo(view, self, <void*>self.data, self.size, 1, flags)
 
     def __releasebuffer__(self, Py_buffer* view):
         pass
 
     def __dealloc__(self):
-        free(self.base)
+        records_free(self.block)
+
+
+cdef BoardColumn board_column(void* block, const void* data, Py_ssize_t size):
+    cdef BoardColumn column = BoardColumn.__new__(BoardColumn)
+    column.block, column.data, column.size = block, data, size
+    return column
 
 
 def scan_boards(texts, bint epin, errors="raise"):
@@ -141,7 +176,8 @@ def scan_boards(texts, bint epin, errors="raise"):
     cdef bytes square_rows, rank_rows
     cdef int64_t* starts
     cdef int64_t* rank_starts
-    cdef BoardSquares owned
+    cdef Py_ssize_t text_bytes = 0
+    cdef BoardColumn squares, lengths, separators
     cdef str s
     if errors == "raise":
         mark = False
@@ -167,7 +203,7 @@ def scan_boards(texts, bint epin, errors="raise"):
     keep = {}  # row -> the narrowed bytes of a row that is not ASCII, or its str
     memset(&o, 0, sizeof(o))
     rows = <BoardRow*>calloc(count + 1, sizeof(BoardRow))
-    o.scratch = <unsigned char*>malloc(SASHITE_FAST_MAX + 4)
+    o.scratch = <unsigned char*>malloc(SASHITE_FAST_MAX + SASHITE_FAST_PAD)
     square_rows = PyBytes_FromStringAndSize(NULL, 8 * (count + 1))
     rank_rows = PyBytes_FromStringAndSize(NULL, 8 * (count + 1))
     if rows == NULL or o.scratch == NULL:
@@ -190,10 +226,15 @@ def scan_boards(texts, bint epin, errors="raise"):
                 stop_row = i  # judged after the rows before it
                 break
             rows[i].p, rows[i].n, rows[i].kind = p, n, kind
+            text_bytes += n
         starts = <int64_t*>PyBytes_AS_STRING(square_rows)
         rank_starts = <int64_t*>PyBytes_AS_STRING(rank_rows)
         with nogil:
-            failed = scan_board_rows(rows, stop_row, epin, mark, &o, starts, rank_starts)
+            if board_rooms(&o, stop_row, text_bytes) < 0:
+                failed = -2
+            else:
+                failed = scan_board_rows(rows, stop_row, epin, mark, &o, starts, rank_starts)
+                board_fit(&o)
         if failed == -2:
             raise MemoryError()
         refused = []
@@ -207,19 +248,19 @@ def scan_boards(texts, bint epin, errors="raise"):
                 refused.append((i, rows[i].reason, at, text))
         if stop_row < count:
             source.stop(stop_row)  # the row text() read last
-        owned = BoardSquares.__new__(BoardSquares)
-        owned.base, owned.squares, owned.count = o.base, o.squares, o.square_count
-        o.base = NULL  # owned's now
-        return (owned,
-                PyBytes_FromStringAndSize(<char*>o.lengths, 4 * o.rank_count),
-                PyBytes_FromStringAndSize(<char*>o.separators, o.rank_count),
-                square_rows, rank_rows, refused)
+        squares = board_column(o.base, o.squares, 2 * o.square_count)
+        o.base = NULL  # the column's now
+        lengths = board_column(o.lengths, o.lengths, 4 * o.rank_count)
+        o.lengths = NULL
+        separators = board_column(o.separators, o.separators, o.rank_count)
+        o.separators = NULL
+        return squares, lengths, separators, square_rows, rank_rows, refused
     finally:
         free(rows)
-        free(o.base)
+        records_free(o.base)
         free(o.scratch)
-        free(o.lengths)
-        free(o.separators)
+        records_free(o.lengths)
+        records_free(o.separators)
 
 
 cdef object board_text(RowTexts source, object texts, dict keep, BoardRow* rows,

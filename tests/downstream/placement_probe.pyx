@@ -14,6 +14,7 @@ from sashite_epin cimport (CODE_NONE, R_COUNT, R_MISSING, Placement, scan_placem
 cdef enum:
     SQUARES = 4096
     RANKS = 512
+    GUARD = 0x5A5A
 
 
 def scan(bytes text, bint epin=True, Py_ssize_t square_room=SQUARES,
@@ -27,6 +28,12 @@ def scan(bytes text, bint epin=True, Py_ssize_t square_room=SQUARES,
     cdef Py_ssize_t length = len(text)
     cdef Placement p
     cdef int rc
+    cdef Py_ssize_t i
+    # every element past the rooms holds a guard the scan must leave as it is
+    for i in range(SQUARES):
+        squares[i] = GUARD
+    for i in range(RANKS):
+        lengths[i], separators[i] = GUARD, GUARD & 0xFF
     p.squares = squares
     p.square_room = min(square_room, SQUARES)
     p.rank_lengths = lengths
@@ -34,6 +41,12 @@ def scan(bytes text, bint epin=True, Py_ssize_t square_room=SQUARES,
     p.rank_room = min(rank_room, RANKS)
     with nogil:
         rc = scan_placement(data, length, epin, &p)
+    for i in range(p.square_room, SQUARES):
+        if squares[i] != GUARD:
+            raise AssertionError(f"square {i} written, past a room of {p.square_room}")
+    for i in range(p.rank_room, RANKS):
+        if lengths[i] != GUARD or separators[i] != GUARD & 0xFF:
+            raise AssertionError(f"rank {i} written, past a room of {p.rank_room}")
     if rc != 0:
         return (-rc, p.error_at, reason_text(rc, epin).decode("ascii"),
                 p.square_count, p.rank_count)
