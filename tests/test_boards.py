@@ -138,6 +138,16 @@ def test_squares_ranks_and_the_texts_back() -> None:
     assert (caught.value.index, caught.value.reason) == (3, Reason.MISSING)
 
 
+def test_the_squares_laid_out_by_each_core(core: ModuleType) -> None:
+    scanned = core.scan_boards(["K2", None, "k^", "3/K"], True, "mark")
+    out = numpy.zeros((4, 4), dtype=numpy.int16)
+    core.lay_out_boards(scanned[0], scanned[3], out)
+    k, king = Epin.parse("K").code, Epin.parse("k^").code
+    assert out.tolist() == [[k, -1, -1, -1], [-1] * 4, [king, -1, -1, -1], [-1, -1, -1, k]]
+    with pytest.raises(ValueError):  # the first row holds 3 squares
+        core.lay_out_boards(scanned[0], scanned[3], numpy.zeros((4, 2), dtype=numpy.int16))
+
+
 def test_pin_reads_no_derivation() -> None:
     board = Pin.boards(["K'3/8", "K3/8"], errors="mark")
     [error] = board.errors()

@@ -66,10 +66,8 @@ class Boards:
 
         counts = self.square_counts()
         width = int(counts.max()) if len(counts) else 0
-        if len(counts) and int(counts.min()) == width:  # boards of one size
-            return self._flat.reshape(len(counts), width).copy()
-        out = numpy.full((len(counts), width), -1, dtype=numpy.int16)
-        out[numpy.arange(width) < counts[:, None]] = self._flat
+        out = numpy.empty((len(counts), width), dtype=numpy.int16)
+        core.lay_out_boards(self._flat, self._square_rows, out)
         return out
 
     def square_counts(self) -> Any:

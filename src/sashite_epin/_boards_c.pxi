@@ -4,8 +4,8 @@
 # tokenize_many narrows it); then every row is scanned by _placement.h without it, into
 # flat columns the facade (_boards.py) shapes.  The twin is _placement_py.py.
 
-from cpython.buffer cimport (PyBUF_SIMPLE, PyBuffer_FillInfo, PyBuffer_Release,
-                             PyObject_GetBuffer)
+from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_SIMPLE, PyBUF_WRITABLE,
+                             PyBuffer_FillInfo, PyBuffer_Release, PyObject_GetBuffer)
 
 DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES (tests hold both to it)
 
@@ -319,6 +319,46 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
         return result
     finally:
         free(out)
+        while taken:
+            taken -= 1
+            PyBuffer_Release(&views[taken])
+
+
+def lay_out_boards(squares, square_rows, out):
+    """Each row's squares (int16, the rows one after the other, row r from
+    square_rows[r] to square_rows[r + 1]) into row r of out, a writable C-contiguous
+    int16 array of rows x width, CODE_NONE after them: what Boards.squares() gives."""
+    # Without a mask as large as the result (numpy's boolean assignment was most of
+    # squares()' time).
+    cdef Py_buffer views[3]
+    cdef int taken = 0
+    cdef const int16_t* flat
+    cdef const int64_t* starts
+    cdef int16_t* to
+    cdef Py_ssize_t rows, width, r, n
+    try:
+        PyObject_GetBuffer(squares, &views[0], PyBUF_SIMPLE)
+        taken += 1
+        PyObject_GetBuffer(square_rows, &views[1], PyBUF_SIMPLE)
+        taken += 1
+        PyObject_GetBuffer(out, &views[2], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS)
+        taken += 1
+        rows = views[1].len // 8 - 1
+        flat, starts = <const int16_t*>views[0].buf, <const int64_t*>views[1].buf
+        to = <int16_t*>views[2].buf
+        width = views[2].len // 2 // rows if rows > 0 else 0
+        if rows > 0 and width * rows * 2 != views[2].len:
+            raise ValueError("out is no rows x width int16 buffer")
+        for r in range(rows):
+            n = starts[r + 1] - starts[r]
+            if n < 0 or n > width or starts[r + 1] * 2 > views[0].len:
+                raise ValueError(f"row {r} does not fit out")
+        with nogil:
+            for r in range(rows):
+                n = starts[r + 1] - starts[r]
+                memcpy(to + r * width, flat + starts[r], 2 * n)
+                memset(to + r * width + n, 0xFF, 2 * (width - n))  # CODE_NONE
+    finally:
         while taken:
             taken -= 1
             PyBuffer_Release(&views[taken])

@@ -20,7 +20,7 @@ from ._errors import reason_text as _reason_text
 from ._objects_py import objects as _objects
 from ._objects_py import register
 from ._placement_py import format_boards as _format_boards
-from ._placement_py import scan_boards
+from ._placement_py import lay_out_boards, scan_boards
 from ._scan_py import format_code
 from ._scan_py import scan as _scan
 from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_many, tokenize_pin
@@ -155,6 +155,7 @@ __all__ = [
     "from_codes",
     "is_valid_epin",
     "is_valid_pin",
+    "lay_out_boards",
     "line_faults",
     "parse_epin",
     "parse_many",

@@ -191,3 +191,18 @@ def format_boards(
         s0, s1 = int(square_rows[r]), int(square_rows[r + 1])
         out.append(format_placement(squares[s0:s1], lengths[a:b], separators[a:b]))
     return out
+
+
+def lay_out_boards(squares: Any, square_rows: Any, out: Any) -> None:
+    """Each row's squares (int16, the rows one after the other, row r from
+    square_rows[r] to square_rows[r + 1]) into row r of out, a writable C-contiguous
+    int16 array of rows x width, CODE_NONE after them: what Boards.squares() gives."""
+    import numpy
+
+    flat = numpy.frombuffer(squares, dtype=numpy.int16)
+    counts = numpy.diff(numpy.frombuffer(square_rows, dtype=numpy.int64))
+    width = out.shape[1] if out.ndim == 2 else 0
+    if len(counts) and int(counts.max()) > width:
+        raise ValueError("a row does not fit out")
+    out.fill(-1)
+    out[numpy.arange(width) < counts[:, None]] = flat[: int(counts.sum())]
