@@ -108,7 +108,7 @@ assert sashite_epin.BYTES_KERNEL == "neon", sashite_epin.BYTES_KERNEL
 print(f"aarch64: {sashite_epin.__file__}, kernels {_core_c.KERNELS}")
 PY
 
-echo "== under qemu: the kernels, conformance, scan_many, Arrow columns, lists, numpy, boards (compiled core)"
+echo "== under qemu: the kernels, conformance, scan_many, Arrow columns, lists, numpy (compiled core)"
 # The compiled core's tests only (the twin is the same Python code on every machine),
 # and the compiled-against-twin sweep up to 4 characters (5 takes minutes under qemu;
 # the native suite runs it).
@@ -120,7 +120,7 @@ SASHITE_EPIN_IMPLEMENTATION=cython "${py[@]}" -m pytest -q -p no:cacheprovider -
   -k "not ($skip)" \
   --deselect "tests/test_conformance.py::test_compiled_core_and_twin_give_the_same_code_or_reason[5]" \
   tests/test_kernels.py tests/test_conformance.py tests/test_scan.py tests/test_columns.py \
-  tests/test_list_path.py tests/test_numpy_strings.py tests/test_boards.py
+  tests/test_list_path.py tests/test_numpy_strings.py
 
 echo "== under qemu: differential fuzz, every kernel against the portable one (${seconds} s)"
 "${py[@]}" reliability/kernels_fuzz.py --seconds "$seconds"
