@@ -445,8 +445,8 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
     # twin); the signal-check rows (compiled core only); the real-shaped rows (21
     # containers half missing or invalid, 2 frames, 10 containers and chunks, validate,
-    # small batches exported two ways, 2 of tokenize_many)
-    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 38
+    # small batches exported three ways, 2 of tokenize_many)
+    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 39
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     assert "too few to time well" in done.stdout  # 2,000 tokens

@@ -657,3 +657,36 @@ def test_polars_categories_seen_late_are_registered_in_the_same_order(
 ) -> None:
     """Words first held past the first pieces looked at (and reasons no entry holds)."""
     test_polars_categories_are_registered_in_the_same_order(tokens)
+
+
+def test_exports_outlive_their_results_and_share_nothing_they_free(core: ModuleType) -> None:
+    """The dictionaries every export shares (the module's own words) and each export's
+    own buffers: a table stays whole after its result, and many exports since, are gone;
+    every table equals the reading pyarrow makes of the capsules itself."""
+    import gc
+
+    kept = []
+    for name in NAMES:
+        result = results(core)[name]
+        kept.append((result.to_arrow(), pa.table(result).to_pylist()))
+        del result
+    for _ in range(3):
+        for name in NAMES:
+            results(core)[name].to_arrow()
+    gc.collect()
+    for table, rows in kept:
+        table.validate(full=True)
+        assert table.to_pylist() == rows
+
+
+def test_to_arrow_without_pyarrow_says_what_it_needs(
+    core: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyarrow blocked in sys.modules (None): to_arrow names the extra to install."""
+    import sys
+
+    result = results(core)["marked"]
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    needs = r"this needs pyarrow: pip install 'sashite-epin\[arrow\]'"
+    with pytest.raises(ImportError, match=needs):
+        result.to_arrow()

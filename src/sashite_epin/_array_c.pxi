@@ -667,6 +667,10 @@ cdef class TokenArray:
         """A pyarrow Table of the export's columns; needs pyarrow.  ``token=False``
         leaves out the token column (the input's text), ``prefix`` is put before every
         column's name."""
+        if token is True and type(prefix) is str and not prefix:
+            table = arrow_table(self)  # an engine's batch: no per-call Python beyond it
+            if table is not None:
+                return table
         from sashite_epin import _frames  # with the library it calls
         return _frames.named(_frames.to_arrow(self), token, prefix)
 

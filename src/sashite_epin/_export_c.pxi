@@ -216,12 +216,14 @@ cdef int leaf(ArrowArray* out, int64_t n, int64_t nulls, const uint8_t* validity
 
 cdef int words(ArrowArray* out, int64_t n, const int32_t* offsets,
                const char* data) noexcept nogil:
-    """The utf8 dictionary of a side / state field."""
+    """The utf8 dictionary of an abbr / side / state / reason field: the module's own
+    words, shared by every export (never written, never freed: they live as long as
+    the module), so a small batch's export copies none of them."""
     if node_init(out, n, 0, 3, 0) < 0:
         return -1
-    node_set_buffer(out, 1, copy_of(offsets, sizeof(int32_t) * (n + 1)))
-    node_set_buffer(out, 2, copy_of(data, offsets[n]))
-    return -1 if out.buffers[1] == NULL or out.buffers[2] == NULL else 0
+    node_set_view(out, 1, <void*>offsets)
+    node_set_view(out, 2, <void*>data)
+    return 0
 
 
 cdef void place_texts(int32_t* offsets, unsigned char* data, int64_t n,
@@ -587,3 +589,33 @@ cdef object stream_capsule(TokenArray tokens, int shape):
     if one_chunk_stream(stream, array, tokens_schema, shape) < 0:
         raise MemoryError()
     return capsule
+
+
+# pyarrow's schema of each shape, imported once (the schema is the same whatever the
+# data): pyarrow's import of it costs more than a parse of a few thousand entries.
+# Keyed by the shape; the value holds the pyarrow module it was made with.
+cdef dict ARROW_SCHEMAS = {}
+
+
+cdef object arrow_table(TokenArray tokens):
+    """``to_arrow()`` with its defaults, the road every engine's small batch takes: the
+    array capsule alone (no schema capsule, no ctypes) imported by pyarrow against a
+    schema imported once per shape; None where pyarrow is not imported yet or has no
+    such import (the caller then goes the general road, which says why)."""
+    pa = _sys.modules.get("pyarrow")
+    if pa is None:
+        return None
+    cdef int shape = shape_of(tokens, False)
+    known = ARROW_SCHEMAS.get(shape)
+    if known is None or (<tuple>known)[0] is not pa:
+        schema = pa.schema(pa.DataType._import_from_c_capsule(schema_capsule(shape)))
+        known = ARROW_SCHEMAS[shape] = (pa, schema)
+    schema = (<tuple>known)[1]
+    capsule = array_capsule(tokens, shape)
+    try:
+        import_batch = pa.RecordBatch._import_from_c
+    except AttributeError:
+        return None
+    # pyarrow moves the array out of the capsule (whose release then frees nothing).
+    batch = import_batch(<size_t>PyCapsule_GetPointer(capsule, b"arrow_array"), schema)
+    return pa.Table.from_batches([batch], schema)

@@ -4,6 +4,8 @@ imported only when asked for.  None of them is a dependency of the package."""
 
 from __future__ import annotations
 
+import sys
+
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
 TYPE_CHECKING = False
@@ -15,7 +17,13 @@ if TYPE_CHECKING:
     import pyarrow
 
 
+_modules = sys.modules
+
+
 def _library(name: str, extra: str) -> Any:
+    module = _modules.get(name)  # imported already: no import machinery per call
+    if module is not None:
+        return module
     try:
         import importlib  # here: the common path never needs it
 
@@ -141,6 +149,8 @@ def named(frame: Any, token: bool, prefix: str) -> Any:
     """A frame (pyarrow Table, pandas or polars DataFrame) of a result's columns without
     its token column unless ``token``, each column's name after ``prefix``: so a parse
     joins back onto the frame its tokens came from, whose own column holds them."""
+    if token is True and type(prefix) is str and not prefix:
+        return frame  # the defaults: the frame as it is (a UDF's batch pays nothing here)
     if not isinstance(token, bool):
         raise TypeError(f"token must be True or False, not {type(token).__name__}")
     if not isinstance(prefix, str):
