@@ -144,8 +144,31 @@ def test_the_squares_laid_out_by_each_core(core: ModuleType) -> None:
     core.lay_out_boards(scanned[0], scanned[3], out)
     k, king = Epin.parse("K").code, Epin.parse("k^").code
     assert out.tolist() == [[k, -1, -1, -1], [-1] * 4, [king, -1, -1, -1], [-1, -1, -1, k]]
-    with pytest.raises(ValueError):  # the first row holds 3 squares
+    with pytest.raises(ValueError, match="row 0"):  # the first row holds 3 squares
         core.lay_out_boards(scanned[0], scanned[3], numpy.zeros((4, 2), dtype=numpy.int16))
+    with pytest.raises(TypeError):
+        core.lay_out_boards(scanned[0], scanned[3], numpy.zeros((4, 4), dtype=numpy.int32))
+    # row starts that lie: before the squares, past them, far past them; never read
+    flat = numpy.arange(100, dtype=numpy.int16)
+    wide = numpy.zeros((1, 50), dtype=numpy.int16)
+    for starts in ([-40, -10], [90, 110], [2**62, 2**62 + 10], [-(2**40), -(2**40) + 10]):
+        with pytest.raises(ValueError, match="row 0"):
+            core.lay_out_boards(flat, numpy.array(starts, numpy.int64), wide)
+    # a first row start past 0 is where the rows begin, in both cores
+    core.lay_out_boards(flat, numpy.array([5, 10], numpy.int64), wide)
+    assert wide[0, :6].tolist() == [5, 6, 7, 8, 9, -1]
+
+
+def test_missing_rows_take_no_room() -> None:
+    """A missing row holds no text: the column's rooms are made from the rows' texts, and
+    a missing row once counted the length the reader last gave (or none it ever gave)."""
+    long = "8/" * 3000 + "8"  # 24,008 squares
+    for _ in range(20):
+        Epin.boards(["K" * 30, "x0"], errors="mark")
+        board = Epin.boards([None, "K"], errors="mark")
+        assert board.square_counts().tolist() == [0, 1]
+    board = Epin.boards([long, *[None] * 200_000], errors="mark")
+    assert len(board.errors()) == 200_000 and board.square_counts()[0] == 24_008
 
 
 def test_pin_reads_no_derivation() -> None:

@@ -225,6 +225,8 @@ def scan_boards(texts, bint epin, errors="raise"):
             elif kind == TEXT_STOP:
                 stop_row = i  # judged after the rows before it
                 break
+            elif kind == TEXT_MISSING:
+                p, n = NULL, 0  # the reader leaves them as the row before had them
             rows[i].p, rows[i].n, rows[i].kind = p, n, kind
             text_bytes += n
         starts = <int64_t*>PyBytes_AS_STRING(square_rows)
@@ -333,9 +335,9 @@ def lay_out_boards(squares, square_rows, out):
     cdef Py_buffer views[3]
     cdef int taken = 0
     cdef const int16_t* flat
-    cdef const int64_t* starts
+    cdef int64_t* starts = NULL
     cdef int16_t* to
-    cdef Py_ssize_t rows, width, r, n
+    cdef Py_ssize_t rows, width, r, n, flat_count
     try:
         PyObject_GetBuffer(squares, &views[0], PyBUF_SIMPLE)
         taken += 1
@@ -343,15 +345,23 @@ def lay_out_boards(squares, square_rows, out):
         taken += 1
         PyObject_GetBuffer(out, &views[2], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS)
         taken += 1
+        if views[2].itemsize != 2:
+            raise TypeError("out must hold int16")
         rows = views[1].len // 8 - 1
-        flat, starts = <const int16_t*>views[0].buf, <const int64_t*>views[1].buf
+        flat, flat_count = <const int16_t*>views[0].buf, views[0].len // 2
         to = <int16_t*>views[2].buf
         width = views[2].len // 2 // rows if rows > 0 else 0
         if rows > 0 and width * rows * 2 != views[2].len:
-            raise ValueError("out is no rows x width int16 buffer")
+            raise ValueError("out is no rows x width int16 array")
+        # The row starts copied before they are judged: whoever holds square_rows may
+        # change it once the GIL is released, and the copy loop trusts what was judged.
+        starts = <int64_t*>malloc(8 * (rows + 1) if rows > 0 else 8)
+        if starts == NULL:
+            raise MemoryError()
+        memcpy(starts, views[1].buf, 8 * (rows + 1) if rows > 0 else 0)
         for r in range(rows):
             n = starts[r + 1] - starts[r]
-            if n < 0 or n > width or starts[r + 1] * 2 > views[0].len:
+            if starts[r] < 0 or n < 0 or n > width or starts[r + 1] > flat_count:
                 raise ValueError(f"row {r} does not fit out")
         with nogil:
             for r in range(rows):
@@ -359,6 +369,7 @@ def lay_out_boards(squares, square_rows, out):
                 memcpy(to + r * width, flat + starts[r], 2 * n)
                 memset(to + r * width + n, 0xFF, 2 * (width - n))  # CODE_NONE
     finally:
+        free(starts)
         while taken:
             taken -= 1
             PyBuffer_Release(&views[taken])

@@ -200,9 +200,18 @@ def lay_out_boards(squares: Any, square_rows: Any, out: Any) -> None:
     import numpy
 
     flat = numpy.frombuffer(squares, dtype=numpy.int16)
-    counts = numpy.diff(numpy.frombuffer(square_rows, dtype=numpy.int64))
-    width = out.shape[1] if out.ndim == 2 else 0
-    if len(counts) and int(counts.max()) > width:
-        raise ValueError("a row does not fit out")
+    starts = numpy.frombuffer(square_rows, dtype=numpy.int64).copy()
+    if out.dtype.itemsize != 2:
+        raise TypeError("out must hold int16")
+    rows = len(starts) - 1
+    width = out.shape[1] if out.ndim == 2 and rows > 0 else 0
+    if rows > 0 and out.shape != (rows, width):
+        raise ValueError("out is no rows x width int16 array")
+    counts = numpy.diff(starts)
+    misfit = (starts[:-1] < 0) | (counts < 0) | (counts > width) | (starts[1:] > len(flat))
+    if misfit.any():  # the first, as the compiled core finds it
+        raise ValueError(f"row {int(misfit.argmax())} does not fit out")
+    if rows <= 0:
+        return
     out.fill(-1)
-    out[numpy.arange(width) < counts[:, None]] = flat[: int(counts.sum())]
+    out[numpy.arange(width) < counts[:, None]] = flat[int(starts[0]) : int(starts[-1])]
