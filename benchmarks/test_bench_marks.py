@@ -59,4 +59,7 @@ def test_marked_ratio(benchmark, row):  # type: ignore[no-untyped-def]
     benchmark.extra_info["ratio"] = round(ours / theirs, 3)
     benchmark.extra_info["marked ms"] = round(ours * 1e3, 2)
     benchmark.extra_info[f"{base_name} ms"] = round(theirs * 1e3, 2)
+    # shown with -s, also when --benchmark-disable leaves extra_info unreported
+    print(f"\n{_name}: {ours / theirs:.2f}x ({ours * 1e3:.1f} ms, {base_name} "
+          f"{theirs * 1e3:.1f} ms)")  # fmt: skip
     benchmark.pedantic(work, rounds=1, iterations=1)

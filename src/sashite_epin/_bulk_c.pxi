@@ -116,6 +116,20 @@ cdef extern from "_kernels.h" nogil:
     scan_fn scan_kernel "sashite_scan_kernel"(int kernel)
     rows_fn rows_kernel "sashite_rows_kernel"(int kernel)
     void build_gather_table "sashite_build_gather_table"()
+    ctypedef struct byte_marks "sashite_byte_marks":
+        int64_t* index
+        int64_t* start
+        int64_t* length
+        int64_t* line
+        Py_ssize_t count
+        Py_ssize_t room
+        int64_t lines
+        Py_ssize_t line_at
+    void lines_to "sashite_lines_to"(byte_marks* marks, const unsigned char* p, Py_ssize_t pos)
+    ctypedef int (*marks_fn "sashite_marks_fn")(
+        const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
+        unsigned char*, const uint64_t*, int, byte_marks*, Py_ssize_t*)
+    marks_fn marks_kernel "sashite_marks_kernel"(int kernel)
 
 cdef unsigned short keep_mask[6]              # shape bits a token of length 0..4, 5+ keeps
 cdef unsigned short absent_fill[6]            # ... and the K_ABSENT classes after its end
@@ -209,6 +223,7 @@ cdef count_fn count_bytes = count_kernel(SASHITE_KERNEL_PORTABLE)
 cdef decode_fn decode_bytes = decode_kernel(SASHITE_KERNEL_PORTABLE)
 cdef scan_fn scan_blocks = scan_kernel(SASHITE_KERNEL_PORTABLE)  # scan_many's (_text_c.pxi)
 cdef rows_fn rows_blocks = rows_kernel(SASHITE_KERNEL_PORTABLE)  # tokenize_many's (_text_c.pxi)
+cdef marks_fn decode_marks = NULL  # the decode loop under errors="mark", or NULL
 
 
 cdef void build_records_by_index() noexcept nogil:
@@ -256,7 +271,7 @@ def use_bytes_kernel(name):
     """Make parse_many use kernel `name` (one of KERNELS) for byte buffers and Arrow
     string columns, and the Arrow export and to_bytes() for their output; returns the
     one used before.  For tests and benchmarks: every kernel gives the same results."""
-    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks, rows_blocks
+    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks, rows_blocks, decode_marks
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "
                          f"(what this build runs on this CPU), not {name!a}")
@@ -266,6 +281,7 @@ def use_bytes_kernel(name):
     decode_bytes = decode_kernel(bytes_kernel_id)
     scan_blocks = scan_kernel(bytes_kernel_id)
     rows_blocks = rows_kernel(bytes_kernel_id)
+    decode_marks = marks_kernel(bytes_kernel_id)
     return before
 
 
@@ -669,12 +685,12 @@ cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size, Py_ssiz
 
 cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t count,
                         bint epin, bint mark, unsigned char* out, Failure* failure,
-                        MarkList* marked, Py_ssize_t* at_, Py_ssize_t* k_) noexcept nogil:
+                        byte_marks* marked, Py_ssize_t* at_, Py_ssize_t* k_) noexcept nogil:
     """Scan the whitespace-separated tokens of p from *at_ (a token start or a separator)
     to size (the buffer's end, or a separator: a piece of it) into out from record *k_
     on, both moved past what was read; 1 on a failure to report (failure filled), 2 when
-    p holds more than count tokens, -1 when out of memory, 0 otherwise.  (The caller
-    checks that the whole buffer held exactly count.)
+    p holds more than count tokens, 0 otherwise.  (The caller checks that the whole
+    buffer held exactly count.)
 
     count comes from a first pass, and nothing holds the buffer still between the two
     (another thread may write into a bytearray, another process into a mapped file):
@@ -682,18 +698,28 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
 
     The bytes kernel (_kernels.h) writes runs of valid tokens; where it stops, the exact
     scanner reads the token holding the first byte the kernel refused, then hands
-    back."""
+    back.  Under errors="mark", from the first block the kernel refuses on, its marking
+    loop (kernels/generic/marks.h) reads the rest of the piece where the kernel has one:
+    each refused token marked, the others written as the kernel writes them."""
     cdef Py_ssize_t bad = 0
     cdef int status
+    cdef bint marking = False
     if at_[0] >= size:
         return 0
     if decode_bytes == NULL:  # a portable kernel built with no vector unit to target
         return scan_exactly(p, size, at_, k_, size, count, epin, mark, out, failure, marked)
     while True:
-        status = decode_bytes(p, size, at_, k_, count, out, records_by_index, epin, &bad)
+        if marking:
+            status = decode_marks(p, size, at_, k_, count, out, records_by_index, epin,
+                                  marked, &bad)
+        else:
+            status = decode_bytes(p, size, at_, k_, count, out, records_by_index, epin, &bad)
         if status == SASHITE_OVERFLOW:
             return 2
         if status == SASHITE_STOPPED:
+            if mark and decode_marks != NULL and not marking:
+                marking = True  # the marking loop reads from the block refused
+                continue
             status = scan_exactly(p, size, at_, k_, bad, count, epin, mark, out, failure,
                                   marked)
             if status != 0:
@@ -705,7 +731,7 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
 cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                       Py_ssize_t* k_at, Py_ssize_t limit, Py_ssize_t count, bint epin,
                       bint mark, unsigned char* out, Failure* failure,
-                      MarkList* marked) noexcept nogil:
+                      byte_marks* marked) noexcept nogil:
     """split_and_scan's exact part: the tokens from *at (a token start, or a separator)
     on, each judged by scan_token, up to the first that ends at limit or after it (the
     byte the kernel refused lies in it or ends it); *at and *k_at are then where the
@@ -715,7 +741,7 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
     once (bit tricks, no per-byte branch); then each token is decoded on its own, so
     consecutive tokens do not wait on each other.  A start with no end yet (a token
     crossing blocks) waits in starts[0] for the next block."""
-    cdef Py_ssize_t b = at[0], k = k_at[0], s, n, safe = size - 8, pending = -1
+    cdef Py_ssize_t b = at[0], k = k_at[0], s, n, safe = size - 8, pending = -1, j
     cdef Py_ssize_t starts[34]  # at most 32 starts in 64 bytes, plus a pending one
     cdef int code, taken, have, forbidden = 0 if epin else 1
     cdef uint64_t word, begins, ends, carry = 0
@@ -751,15 +777,20 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                         return 1
                     memset(out + 5 * k, 0, 8)
                     k += 1
-                    if mark_add(marked, k - 1, s, n, -code) < 0:
-                        return -1
-                    set_line(p, marked)
-                    # Marks come close together (half the tokens invalid): read on
-                    # here a while, rather than hand each stretch back to the kernel
-                    # only to be stopped again at once.  Only then: a rare mark hands
-                    # back at once (0.1 % invalid stays at the kernel's speed).
-                    if (marked.count >= 2
-                            and s - marked.items[marked.count - 2].start < DENSE_BYTES):
+                    if marked.count == marked.room:  # one a token: the buffer changed
+                        return 2
+                    j = marked.count
+                    lines_to(marked, p, s)
+                    marked.index[j], marked.start[j], marked.length[j] = k - 1, s, n
+                    marked.line[j] = 1 + marked.lines
+                    marked.count += 1
+                    # Marks come close together (half the tokens invalid) and the kernel
+                    # has no marking loop: read on here a while, rather than hand each
+                    # stretch back to the kernel only to be stopped again at once.  Only
+                    # then: a rare mark hands back at once (0.1 % invalid stays at the
+                    # kernel's speed).
+                    if (decode_marks == NULL and j >= 1
+                            and s - marked.start[j - 1] < DENSE_BYTES):
                         limit = max(limit, s + n + DENSE_BYTES)
                 else:
                     memcpy(out + 5 * k, record_of[code], 8)
@@ -804,8 +835,9 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
     cdef Py_ssize_t count = 0, at = 0, k = 0, end
     cdef TokenArray result
     cdef Failure failure
-    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef byte_marks marked
     cdef int status
+    memset(&marked, 0, sizeof(marked))
     # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
     while at < size:
         with nogil:
@@ -816,12 +848,14 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
             PyErr_CheckSignals()
     result = new_token_array(count, epin)
     if mark:
-        # Room for every token to be marked, so the list never moves as it grows
-        # (memory never touched costs nothing): half the tokens marked, 9.3x the clean
-        # buffer's time, 13.6x grown by doubling
-        marked.items = <Mark*>records_alloc(sizeof(Mark) * count + 64)
-        if marked.items == NULL:
+        # Room for every token to be marked, so the columns never move as they grow
+        # (memory never touched costs nothing)
+        marked.index = <int64_t*>records_alloc(32 * count + 64)
+        if marked.index == NULL:
             raise MemoryError()
+        marked.start = marked.index + count
+        marked.length = marked.start + count
+        marked.line = marked.length + count
         marked.room = count
     try:
         at = 0
@@ -835,8 +869,6 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
             PyErr_CheckSignals()
         if status == 0 and k != count:
             status = 2
-        if status < 0:
-            raise MemoryError()
         if status == 2:
             raise RuntimeError("the buffer changed while parse_many read it")
         if status > 0:
@@ -845,60 +877,54 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
                               notation_of(epin), failure.index, failure.start,
                               1 + count_lines(p, 0, failure.start))
         if marked.count:
-            set_marks(result, &marked, rejected_bytes(p, &marked))
+            result._rejected = rejected_bytes(p, &marked, epin)
+            result._invalid = int64_column(marked.index, marked.count)
     finally:
-        mark_list_free(&marked)
+        records_free(marked.index)
     return result
 
 
-cdef inline void set_line(const unsigned char* p, MarkList* marked) noexcept nogil:
-    """The line of the mark just added to marked, counted on from the one before: the
-    bytes between were just scanned, so they are still in cache (a count over the whole
-    buffer once the scan is done cost a fifth of the parse)."""
-    cdef Mark* m = &marked.items[marked.count - 1]
-    cdef Py_ssize_t i, lines
-    if marked.count == 1:
-        m.line = 1 + count_lines(p, 0, m.start)
-    elif m.start - m[-1].start <= 64:  # marks close together: a few bytes, no call
-        lines = m[-1].line
-        for i in range(m[-1].start, m.start):
-            lines += p[i] == 10
-        m.line = lines
-    else:
-        m.line = m[-1].line + count_lines(p, m[-1].start, m.start)
-
-
-cdef object rejected_bytes(const unsigned char* p, MarkList* marked):
-    """Each marked token's bytes, byte offset and line, as columns (_marks.MarkedTexts:
-    the bytes copied once, back to back; tokens made when errors() reads them)."""
-    cdef Py_ssize_t j, b, n = marked.count, total = 0
-    cdef const Mark* m
+cdef object rejected_bytes(const unsigned char* p, byte_marks* marked, bint epin):
+    """Each marked token's bytes, reason, byte offset and line, as columns
+    (_marks.MarkedTexts: the bytes copied once, back to back; tokens made when errors()
+    reads them).  The reasons are read here, from the tokens' bytes: the marking loop
+    only knew each was refused."""
+    cdef Py_ssize_t j, b, s, n = marked.count, total = 0, length
+    cdef int code
+    cdef bint changed = False
     for j in range(n):
-        total += marked.items[j].length
+        total += marked.length[j]
     cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
     cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
     cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
     cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
-    cdef int64_t* columns = <int64_t*>records_alloc(24 * n + 8)  # ends, offsets, lines
-    if columns == NULL:
+    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    if ends == NULL:
         raise MemoryError()
     try:
-        total = 0
-        for j in range(n):
-            m = &marked.items[j]
-            if m.length <= 16:  # a token's size: no call to memcpy for a few bytes
-                for b in range(m.length):
-                    text[total + b] = p[m.start + b]
-            else:
-                memcpy(text + total, p + m.start, m.length)
-            total += m.length
-            columns[j], columns[n + j], columns[2 * n + j] = total, m.start, m.line
-            reason[j] = <unsigned char>m.reason
-        return _marks.MarkedTexts(texts, int64_column(columns, n), reasons,
-                                  int64_column(columns + n, n), None, None,
-                                  int64_column(columns + 2 * n, n))
+        with nogil:
+            total = 0
+            for j in range(n):
+                s, length = marked.start[j], marked.length[j]
+                code = scan_token(p + s, length, epin)
+                if code >= 0:  # a token now: another thread wrote into the buffer
+                    changed = True
+                    break
+                reason[j] = <unsigned char>-code
+                if length <= 16:  # a token's size: no call to memcpy for a few bytes
+                    for b in range(length):
+                        text[total + b] = p[s + b]
+                else:
+                    memcpy(text + total, p + s, length)
+                total += length
+                ends[j] = total
+        if changed:
+            raise RuntimeError("the buffer changed while parse_many read it")
+        return _marks.MarkedTexts(texts, int64_column(ends, n), reasons,
+                                  int64_column(marked.start, n), None, None,
+                                  int64_column(marked.line, n))
     finally:
-        records_free(columns)
+        records_free(ends)
 
 
 cdef inline Py_ssize_t count_lines(const unsigned char* p, Py_ssize_t start,
