@@ -37,6 +37,8 @@ cdef extern from *:
 cdef extern from "_split.h" nogil:
     uint64_t sep_mask64 "sashite_sep_mask64"(const unsigned char* p)
     uint64_t load64 "sashite_load64"(const unsigned char* p)
+    uint64_t load64_le "sashite_load64_le"(const unsigned char* p)
+    uint64_t sep_bits_swar "sashite_sep_bits_swar"(uint64_t w)
     int ctz64 "sashite_ctz64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
     int64_t count_newlines "sashite_count_newlines"(const unsigned char* p, int64_t n)
@@ -119,7 +121,6 @@ cdef extern from "_kernels.h" nogil:
     ctypedef struct byte_marks "sashite_byte_marks":
         int64_t* index
         int64_t* start
-        int64_t* length
         int64_t* line
         Py_ssize_t count
         Py_ssize_t room
@@ -781,7 +782,7 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                         return 2
                     j = marked.count
                     lines_to(marked, p, s)
-                    marked.index[j], marked.start[j], marked.length[j] = k - 1, s, n
+                    marked.index[j], marked.start[j] = k - 1, s
                     marked.line[j] = 1 + marked.lines
                     marked.count += 1
                     # Marks come close together (half the tokens invalid) and the kernel
@@ -848,15 +849,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
             PyErr_CheckSignals()
     result = new_token_array(count, epin)
     if mark:
-        # Room for every token to be marked, so the columns never move as they grow
-        # (memory never touched costs nothing)
-        marked.index = <int64_t*>records_alloc(32 * count + 64)
-        if marked.index == NULL:
-            raise MemoryError()
-        marked.start = marked.index + count
-        marked.length = marked.start + count
-        marked.line = marked.length + count
-        marked.room = count
+        mark_columns(&marked, count)
     try:
         at = 0
         while True:
@@ -877,53 +870,104 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
                               notation_of(epin), failure.index, failure.start,
                               1 + count_lines(p, 0, failure.start))
         if marked.count:
-            result._rejected = rejected_bytes(p, &marked, epin)
-            result._invalid = int64_column(marked.index, marked.count)
+            set_byte_marks(result, p, size, &marked, epin)
     finally:
         records_free(marked.index)
     return result
 
 
-cdef object rejected_bytes(const unsigned char* p, byte_marks* marked, bint epin):
-    """Each marked token's bytes, reason, byte offset and line, as columns
-    (_marks.MarkedTexts: the bytes copied once, back to back; tokens made when errors()
-    reads them).  The reasons are read here, from the tokens' bytes: the marking loop
-    only knew each was refused."""
-    cdef Py_ssize_t j, b, s, n = marked.count, total = 0, length
+cdef void mark_columns(byte_marks* marked, Py_ssize_t count) except *:
+    """Room in marked for every token to be marked, in one block of _memory.h's (memory
+    never written costs nothing; a block given back is taken again by the next call,
+    already faulted in: arrays('q') written in place faulted in fresh memory at each
+    call, 6x the clean buffer's time at half the tokens marked, against 4x)."""
+    marked.room = count
+    marked.index = <int64_t*>records_alloc(24 * count + 8)
+    if marked.index == NULL:
+        raise MemoryError()
+    marked.start = marked.index + count
+    marked.line = marked.start + count
+
+
+cdef inline Py_ssize_t marked_length(const unsigned char* p, Py_ssize_t size,
+                                     Py_ssize_t s) noexcept nogil:
+    """How many bytes of p from s to the next separator (or size): a marked token's,
+    eight bytes a test where eight are there."""
+    cdef uint64_t seps
+    cdef Py_ssize_t n = 0
+    while s + n + 8 <= size:
+        seps = sep_bits_swar(load64_le(p + s + n))
+        if seps:
+            return n + (ctz64(seps) >> 3)
+        n += 8
+    while s + n < size and not is_sep(p[s + n]):
+        n += 1
+    return n
+
+
+cdef struct ReasonSlot:  # a refused token of up to 8 bytes and its reason
+    uint64_t key
+    Py_ssize_t length
+    int reason
+
+
+cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t size,
+                         byte_marks* marked, bint epin) except *:
+    """The marks of a byte buffer on the result: their indices, and each marked token's
+    bytes, reason, byte offset and line as columns (_marks.MarkedTexts: the bytes copied
+    once, back to back; tokens made when errors() reads them).  Each token's end and
+    reason are read here, from its bytes alone (the marking loop only knew where it
+    starts and that it was refused): a token read before gives its reason from a small
+    table by its bytes (a column's typos repeat), scan_token the others."""
+    cdef Py_ssize_t j, s, n = marked.count, total = 0, length
     cdef int code
     cdef bint changed = False
-    for j in range(n):
-        total += marked.length[j]
-    cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
-    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
-    cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
-    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
+    cdef uint64_t key
+    cdef ReasonSlot seen[256]
+    cdef ReasonSlot* slot
+    memset(seen, 0, sizeof(seen))
+    # the texts back to back, at most the buffer's bytes (and 8 for an 8-byte store)
+    cdef unsigned char* text = <unsigned char*>records_alloc(size + 8)
     cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
-    if ends == NULL:
-        raise MemoryError()
+    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
+    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # ours alone
     try:
+        if text == NULL or ends == NULL:
+            raise MemoryError()
         with nogil:
-            total = 0
             for j in range(n):
-                s, length = marked.start[j], marked.length[j]
-                code = scan_token(p + s, length, epin)
+                s = marked.start[j]
+                length = marked_length(p, size, s)
+                if total + length > size:  # the buffer changed: more text than it holds
+                    changed = True
+                    break
+                if length <= 8 and s + 8 <= size:
+                    key = load64(p + s)
+                    memcpy(text + total, &key, 8)  # one store: the bytes past are overwritten
+                    key &= ((1ULL << (8 * length)) - 1) if length < 8 else ~0ULL
+                    slot = &seen[((key * 0x9E3779B97F4A7C15ULL) >> 56) ^ <uint64_t>length]
+                    if slot.length != length or slot.key != key:
+                        slot.key, slot.length = key, length
+                        slot.reason = scan_token(p + s, length, epin)
+                    code = slot.reason
+                else:
+                    memcpy(text + total, p + s, length)
+                    code = scan_token(p + s, length, epin)
                 if code >= 0:  # a token now: another thread wrote into the buffer
                     changed = True
                     break
                 reason[j] = <unsigned char>-code
-                if length <= 16:  # a token's size: no call to memcpy for a few bytes
-                    for b in range(length):
-                        text[total + b] = p[s + b]
-                else:
-                    memcpy(text + total, p + s, length)
                 total += length
                 ends[j] = total
         if changed:
             raise RuntimeError("the buffer changed while parse_many read it")
-        return _marks.MarkedTexts(texts, int64_column(ends, n), reasons,
-                                  int64_column(marked.start, n), None, None,
-                                  int64_column(marked.line, n))
+        result._rejected = _marks.MarkedTexts(
+            PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
+            reasons, int64_column(marked.start, n), None, None,
+            int64_column(marked.line, n))
+        result._invalid = int64_column(marked.index, n)
     finally:
+        records_free(text)
         records_free(ends)
 
 

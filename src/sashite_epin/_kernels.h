@@ -263,10 +263,12 @@ static inline int sashite_kernel_lanes(int kernel) {
 /* ---- marks of a byte buffer (errors="mark") ------------------------------------------
  * The tokens a buffer's decode under errors="mark" refused, as compact columns (room
  * for one per token: memory never written costs nothing): each one's record index,
- * start, length and line (1-based).  lines: how many b"\n" bytes p[0 .. line_at - 1]
+ * start and line (1-based); its end is the separator after it, found again when its
+ * reason is read (one column less to write and read: the columns' memory traffic is
+ * most of a marked token's cost).  lines: how many b"\n" bytes p[0 .. line_at - 1]
  * holds, so each reader counts on from where the last stopped. */
 typedef struct {
-    int64_t *index, *start, *length, *line;
+    int64_t *index, *start, *line;
     Py_ssize_t count, room;
     int64_t lines;
     Py_ssize_t line_at;
@@ -361,13 +363,14 @@ static sashite_scan_fn sashite_scan_kernel(int kernel) {
 
 /* The decode loop under errors="mark" (kernels/generic/marks.h) for a kernel, or NULL
  * where it has none (portable, NEON: their marks go through the exact scanner, with
- * the same results).  AVX-512 runs AVX2's: the loop reads indexes by byte position,
- * which AVX-512's block compresses. */
+ * the same results). */
 static inline sashite_marks_fn sashite_marks_kernel(int kernel) {
     if (!sashite_kernel_runs(kernel))
         return NULL;
 #ifdef SASHITE_EPIN_AVX2
-    if (sashite_kernel_avx2_loops(kernel))
+    if (kernel == SASHITE_KERNEL_AVX512)
+        return sashite_decode_marks_avx512;
+    if (kernel == SASHITE_KERNEL_AVX2)
         return sashite_decode_marks_avx2;
 #endif
 #ifdef SASHITE_EPIN_SSE2

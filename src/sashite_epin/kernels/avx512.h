@@ -188,6 +188,69 @@ static int sashite_runs_avx512(void) {
 #include "generic/decode.h"
 #include "generic/undef.h"
 
+/* The block of the marking loop (kernels/generic/marks.h), which reads the record
+ * indexes by byte position: the classes as sashite_block_avx512's, each byte's index
+ * widened in place (its byte, its flags above). */
+SASHITE_AVX512_TARGET
+static inline void sashite_block_at_avx512(const unsigned char *q, sashite_classes *c,
+                                           uint16_t *index, const sashite_consts512 *k) {
+    __m512i v = _mm512_loadu_si512((const void *)q);
+    __m512i prev = _mm512_loadu_si512((const void *)(q - 1));
+    __m512i next = _mm512_loadu_si512((const void *)(q + 1));
+    __m512i after = _mm512_loadu_si512((const void *)(q + 2));
+    __mmask64 terminal = _mm512_cmpeq_epi8_mask(next, k->caret);
+    __mmask64 derived = _mm512_cmpeq_epi8_mask(next, k->apos)
+                        | (terminal & _mm512_cmpeq_epi8_mask(after, k->apos));
+    __m512i flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, k->plus), k->f_plus);
+    flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, k->minus), k->f_minus);
+    flags = _mm512_mask_add_epi8(flags, terminal, flags, k->f_term);
+    flags = _mm512_mask_add_epi8(flags, derived, flags, k->f_der);
+    c->sep = (uint64_t)sashite_sep_k512(v, k);
+    c->modifier = (uint64_t)(_mm512_cmpeq_epi8_mask(v, k->plus)
+                             | _mm512_cmpeq_epi8_mask(v, k->minus));
+    c->letter = (uint64_t)_mm512_cmple_epu8_mask(
+        _mm512_sub_epi8(_mm512_or_si512(v, k->low), k->a), k->z);
+    c->caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, k->caret);
+    c->apostrophe = (uint64_t)_mm512_cmpeq_epi8_mask(v, k->apos);
+    _mm512_storeu_si512((void *)index, _mm512_or_si512(
+        _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v)),
+        _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(flags)), 8)));
+    _mm512_storeu_si512((void *)(index + 32), _mm512_or_si512(
+        _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(v, 1)),
+        _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(flags, 1)), 8)));
+}
+#define SASHITE_BLOCK_AT_AVX512(Q, C, INDEX) sashite_block_at_avx512(Q, C, INDEX, &k512)
+
+/* The indexes of the set bits of letters, by byte position, in order: two 16-bit
+ * compresses (VBMI2). */
+SASHITE_AVX512_TARGET
+static inline int sashite_compress_at_avx512(const uint16_t *index, uint64_t letters,
+                                             uint16_t *to) {
+    int low = (int)_mm_popcnt_u64(letters & 0xFFFFFFFFu);
+    _mm512_storeu_si512((void *)to, _mm512_maskz_compress_epi16(
+        (__mmask32)letters, _mm512_loadu_si512((const void *)index)));
+    _mm512_storeu_si512((void *)(to + low), _mm512_maskz_compress_epi16(
+        (__mmask32)(letters >> 32), _mm512_loadu_si512((const void *)(index + 32))));
+    return (int)_mm_popcnt_u64(letters);
+}
+
+SASHITE_AVX512_TARGET
+static inline uint64_t sashite_newline_mask64_avx512(const unsigned char *p) {
+    return (uint64_t)_mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)p),
+                                            _mm512_set1_epi8(10));
+}
+
+#define SASHITE_NAMED(f) f##_avx512
+#define SASHITE_TARGET SASHITE_AVX512_TARGET
+#define SASHITE_POPCOUNT SASHITE_POPCNT64
+#define SASHITE_PREPARE SASHITE_PREPARE_AVX512
+#define SASHITE_BLOCK SASHITE_BLOCK_AT_AVX512
+#define SASHITE_COMPRESS sashite_compress_at_avx512
+#define SASHITE_WRITE sashite_write_avx512
+#define SASHITE_NEWLINES sashite_newline_mask64_avx512
+#include "generic/marks.h"
+#include "generic/undef.h"
+
 /* tokenize_many's block loop (_text_c.pxi, scan_rows): the texts of a piece written
  * back to back, each followed by a byte that is no token's (a newline), row r holding
  * p[row_start[r] .. row_start[r + 1] - 1].  What scan_many's block loop does, and in

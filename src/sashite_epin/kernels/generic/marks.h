@@ -20,7 +20,7 @@
 
 /* The tokens of p[*at..size-1] (p[*at - 1], if any, a separator) into out from record
  * *k_at on, at most count records in all; each token the grammar refuses gets the zero
- * record and an entry in marks (its record index, start, length and line).  Returns
+ * record and an entry in marks (its record index, start and line).  Returns
  * SASHITE_DECODED (*at = size), SASHITE_OVERFLOW (more tokens than count), or
  * SASHITE_STOPPED at a block of 64 bytes with no separator (a token longer than any
  * valid one: *at its start, *k_at its index, *bad_at = *at; the exact scanner marks it
@@ -31,7 +31,7 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
     sashite_byte_marks *marks, Py_ssize_t *bad_at) {
     Py_ssize_t pos = *at, k = *k_at, m = 0, nm = marks->count;
     unsigned char pad[SASHITE_PAD];
-    uint16_t index[64], batch[SASHITE_BATCH + 32 + 8];
+    uint16_t index[64], batch[SASHITE_BATCH + 64 + 8]; /* AVX-512 compresses 32 + 32 */
     sashite_classes c;
     int64_t lines;
     int status = SASHITE_DECODED;
@@ -66,6 +66,8 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
         starts = nonsep & ~(nonsep << 1) & reach;
         slots = c.letter & reach; /* one a valid token: its letter */
         newlines = SASHITE_NEWLINES(q);
+        if (count - k - m < 32 && sashite_popcount64(starts) > count - k - m)
+            return SASHITE_OVERFLOW; /* one record a token */
         if (bad) {
             /* Each token's first refused byte: adding the starts to the bytes not
              * refused carries through each token up to its first refused byte (a
@@ -75,24 +77,17 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
             for (x = first; x; x &= x - 1) {
                 int b = sashite_ctz64(x);
                 int s = sashite_top64(starts & ((UINT64_C(2) << b) - 1));
-                int e = b + sashite_ctz64(c.sep >> b); /* its separator: b < last */
-                refused |= ((UINT64_C(1) << e) - 1) & ~((UINT64_C(1) << s) - 1);
-                index[s] = 0; /* the zero record */
-            }
-            slots = (slots & ~refused) | (starts & refused);
-            if (sashite_popcount64(slots) > count - k - m)
-                return SASHITE_OVERFLOW;
-            for (x = starts & refused; x; x &= x - 1) {
-                int s = sashite_ctz64(x);
+                int length = sashite_ctz64(c.sep >> s); /* its separator: b < last */
                 uint64_t below = (UINT64_C(1) << s) - 1;
-                marks->index[nm] = k + m + sashite_popcount64(slots & below);
+                refused |= ((UINT64_C(1) << length) - 1) << s;
+                index[s] = 0; /* the zero record */
+                /* its record index: one record for each token before it */
+                marks->index[nm] = k + m + sashite_popcount64(starts & below);
                 marks->start[nm] = pos + s;
-                marks->length[nm] = sashite_ctz64(c.sep >> s);
                 marks->line[nm] = 1 + lines + sashite_popcount64(newlines & below);
                 nm++;
             }
-        } else if (count - k - m < 32 && sashite_popcount64(slots) > count - k - m) {
-            return SASHITE_OVERFLOW;
+            slots = (slots & ~refused) | (starts & refused);
         }
         m += SASHITE_COMPRESS(index, slots, batch + m);
         if (m >= SASHITE_BATCH) {
