@@ -1067,14 +1067,21 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
     return <bytes>e[:4 * n]
 
 
+cdef struct FixedMarks:  # a numpy S / U array's marked elements, as compact columns
+    int64_t* index          # each one's element (its text found again from it)
+    unsigned char* reason   # and reason
+    Py_ssize_t count
+
+
 cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
                     Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
-                    Py_ssize_t first, MarkList* marked, Failure* failure,
+                    Py_ssize_t first, FixedMarks* marked, Failure* failure,
                     Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL) noexcept nogil:
     """Elements start to stop - 1 of base[0], base[stride], ..., base[(count - 1) *
     stride], a numpy S or U array (width characters each), into the records at out; an
     error names index first + k and the element's byte offset from base.  0 done, 1 an
-    error under errors="raise" (in failure), -1 no memory."""
+    error under errors="raise" (in failure).  Under errors="mark", marked has room for
+    every element."""
     cdef Py_ssize_t k = start, upto, length = 0
     cdef const unsigned char* e
     cdef int code
@@ -1085,7 +1092,15 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     cdef bint simd = (kernel_lanes(kernel) and 1 <= width <= 4
                       and stride == (4 * width if wide else width))
     cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
-    cdef Py_ssize_t m, q
+    cdef Py_ssize_t m, q, i
+    # A refused element's code by its units (up to 4, each a byte: a code point past
+    # ASCII as 0x80, as scan_element reads it), for the elements the lanes refuse: a
+    # column's typos repeat, and scan_element cost as much as the lanes' whole read
+    cdef uint32_t key, seen_key[256]
+    cdef int seen_code[256]
+    cdef unsigned char seen_set[256]
+    if refused != NULL:
+        memset(seen_set, 0, sizeof(seen_set))
     lanes = min(lanes, stop)
     while k < stop:
         upto = stop
@@ -1096,13 +1111,22 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
             k = fixed_lanes_marking(kernel, wide, base, k, lanes, width, out,
                                     records_by_index, epin, refused, &m)
             for q in range(m):
-                e = base + refused[q] * stride
-                code = scan_element(e, width, wide, epin, &length)
+                e = base + refused[q] * stride  # 4 units readable: a lane read them
+                key = 0
+                for i in range(width):
+                    key |= (min(code_point_at(e, i), 0x80) if wide else e[i]) << (8 * i)
+                i = (key * 0x9E3779B1u) >> 24
+                if seen_set[i] and seen_key[i] == key:
+                    code = seen_code[i]
+                else:
+                    code = scan_element(e, width, wide, epin, &length)
+                    seen_set[i], seen_key[i], seen_code[i] = 1, key, code
                 if code >= 0:
                     memcpy(out + 5 * refused[q], record_of[code], 5)  # the next is written
-                elif mark_add(marked, first + refused[q], refused[q] * stride, length,
-                              -code) < 0:
-                    return -1
+                else:
+                    marked.index[marked.count] = first + refused[q]
+                    marked.reason[marked.count] = <unsigned char>-code
+                    marked.count += 1
             upto = min(k + 8, stop)
         elif k < lanes:
             k = fixed_lanes(kernel, wide, base, k, lanes, width, out, records_by_index, epin)
@@ -1118,8 +1142,9 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
                 return 1
             else:
                 memset(out + 5 * k, 0, 5)
-                if mark_add(marked, first + k, k * stride, length, -code) < 0:
-                    return -1
+                marked.index[marked.count] = first + k
+                marked.reason[marked.count] = <unsigned char>-code
+                marked.count += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
             k += 1
@@ -1131,7 +1156,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
-    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
     cdef Failure failure
     cdef int status
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
@@ -1143,6 +1168,14 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     width = view.itemsize // 4 if wide else view.itemsize
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
+    if mark:
+        # Room for every element to be marked, 9 bytes each (memory never written costs
+        # nothing): a 40-byte mark grown by doubling faulted in fresh memory as it grew,
+        # half the elements marked 5.5x the clean array's time
+        marked.index = <int64_t*>records_alloc(9 * count + 64)
+        if marked.index == NULL:
+            raise MemoryError()
+        marked.reason = <unsigned char*>(marked.index + count)
     if mark and kernel_lanes(bytes_kernel_id):
         refused = <Py_ssize_t*>records_alloc(
             sizeof(Py_ssize_t) * min(count, max(1, piece_size // max(1, abs(stride)))) + 64)
@@ -1160,8 +1193,6 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                 break
             start = stop
             PyErr_CheckSignals()
-        if status < 0:
-            raise MemoryError()
         if status > 0:
             e = base + failure.start
             if wide:
@@ -1171,42 +1202,53 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
             raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                               notation_of(epin), failure.index)
         if marked.count:
-            set_marks(result, &marked, rejected_elements(base, wide, &marked))
+            result._rejected = rejected_elements(base, stride, width, wide, &marked)
+            result._invalid = int64_column(marked.index, marked.count)
     finally:
         records_free(refused)
-        mark_list_free(&marked)
+        records_free(marked.index)
     return result
 
 
-cdef object rejected_elements(const unsigned char* base, bint wide, MarkList* marked):
-    """The marked elements of a numpy S or U array as columns (_marks.MarkedTexts: their
-    bytes, or UCS-4 units, copied once, back to back; tokens made when errors() reads
-    them, as element_token makes them)."""
+cdef object rejected_elements(const unsigned char* base, Py_ssize_t stride,
+                              Py_ssize_t width, bint wide, FixedMarks* marked):
+    """The marked elements of a numpy S or U array (each at base + its index * stride:
+    parse_fixed_width reads from element 0) as columns (_marks.MarkedTexts: their bytes,
+    or UCS-4 units, NUL padding removed, copied once, back to back; tokens made when
+    errors() reads them, as element_token makes them)."""
     cdef Py_ssize_t j, b, n = marked.count, total = 0, size, unit = 4 if wide else 1
-    for j in range(n):
-        total += unit * marked.items[j].length
-    cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
-    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
-    cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
-    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
+    cdef const unsigned char* e
+    # the texts at most width units each, gathered in a block of ours (one kept by
+    # _memory.h, already faulted in), copied once into their bytes
+    cdef unsigned char* text = <unsigned char*>records_alloc(n * width * unit + 8)
     cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
-    if ends == NULL:
-        raise MemoryError()
     try:
-        total = 0
-        for j in range(n):
-            size = unit * marked.items[j].length
-            if size <= 16:  # a token's size: no call to memcpy for a few bytes
-                for b in range(size):
-                    text[total + b] = base[marked.items[j].start + b]
-            else:
-                memcpy(text + total, base + marked.items[j].start, size)
-            total += size
-            ends[j] = total
-            reason[j] = <unsigned char>marked.items[j].reason
-        return _marks.MarkedTexts(texts, int64_column(ends, n), reasons, None,
-                                  "ucs4" if wide else None)
+        if text == NULL or ends == NULL:
+            raise MemoryError()
+        with nogil:
+            for j in range(n):
+                e = base + marked.index[j] * stride
+                size = width
+                if wide:
+                    while size and code_point_at(e, size - 1) == 0:
+                        size -= 1
+                else:
+                    while size and e[size - 1] == 0:
+                        size -= 1
+                size *= unit
+                if size <= 16:  # a token's size: no call to memcpy for a few bytes
+                    for b in range(size):
+                        text[total + b] = e[b]
+                else:
+                    memcpy(text + total, e, size)
+                total += size
+                ends[j] = total
+        return _marks.MarkedTexts(PyBytes_FromStringAndSize(<const char*>text, total),
+                                  int64_column(ends, n),
+                                  PyBytes_FromStringAndSize(<const char*>marked.reason, n),
+                                  None, "ucs4" if wide else None)
     finally:
+        records_free(text)
         records_free(ends)
 
 
