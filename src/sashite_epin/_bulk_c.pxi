@@ -882,11 +882,12 @@ cdef void mark_columns(byte_marks* marked, Py_ssize_t count) except *:
     already faulted in: arrays('q') written in place faulted in fresh memory at each
     call, 6x the clean buffer's time at half the tokens marked, against 4x)."""
     marked.room = count
-    marked.index = <int64_t*>records_alloc(24 * count + 8)
+    # 8 entries past each column: the AVX-512 loop writes its marks eight a store
+    marked.index = <int64_t*>records_alloc(24 * (count + 8))
     if marked.index == NULL:
         raise MemoryError()
-    marked.start = marked.index + count
-    marked.line = marked.start + count
+    marked.start = marked.index + count + 8
+    marked.line = marked.start + count + 8
 
 
 cdef inline Py_ssize_t marked_length(const unsigned char* p, Py_ssize_t size,
@@ -1096,7 +1097,8 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     # A refused element's code by its units (up to 4, each a byte: a code point past
     # ASCII as 0x80, as scan_element reads it), for the elements the lanes refuse: a
     # column's typos repeat, and scan_element cost as much as the lanes' whole read
-    cdef uint32_t key, seen_key[256]
+    cdef uint32_t key
+    cdef uint32_t seen_key[256]
     cdef int seen_code[256]
     cdef unsigned char seen_set[256]
     if refused != NULL:

@@ -65,6 +65,7 @@
 #include <smmintrin.h>
 #include <popcntintrin.h>
 #include <bmiintrin.h>
+#include <bmi2intrin.h>
 #include <xsaveintrin.h>
 #include <avxintrin.h>
 #include <avx2intrin.h>
@@ -368,9 +369,9 @@ static inline sashite_marks_fn sashite_marks_kernel(int kernel) {
     if (!sashite_kernel_runs(kernel))
         return NULL;
 #ifdef SASHITE_EPIN_AVX2
-    if (kernel == SASHITE_KERNEL_AVX512)
+    if (kernel == SASHITE_KERNEL_AVX512 && sashite_runs_bmi2())
         return sashite_decode_marks_avx512;
-    if (kernel == SASHITE_KERNEL_AVX2)
+    if (sashite_kernel_avx2_loops(kernel))
         return sashite_decode_marks_avx2;
 #endif
 #ifdef SASHITE_EPIN_SSE2

@@ -280,8 +280,9 @@ static inline void sashite_mark8_avx2(__m256i n, __m256i w, int epin, const sash
 #define SASHITE_CPUID(r, leaf) __cpuid_count((leaf), 0, (r)[0], (r)[1], (r)[2], (r)[3])
 #endif
 enum {
-    SASHITE_CPU_AVX2 = 1,  /* AVX2, POPCNT and BMI1 */
-    SASHITE_CPU_AVX512 = 2 /* and AVX-512 F, BW, VL, VBMI and VBMI2 */
+    SASHITE_CPU_AVX2 = 1,   /* AVX2, POPCNT and BMI1 */
+    SASHITE_CPU_AVX512 = 2, /* and AVX-512 F, BW, VL, VBMI and VBMI2 */
+    SASHITE_CPU_BMI2 = 3    /* AVX2's and BMI2 */
 };
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((target("xsave")))
@@ -302,6 +303,8 @@ static inline int sashite_cpu_has(int what) {
         return 0;
     if (what == SASHITE_CPU_AVX2)
         return 1;
+    if (what == SASHITE_CPU_BMI2)
+        return (leaf7[1] & (1u << 8)) != 0;
     return (xcr0 & 0xE0) == 0xE0 && (leaf7[1] & (1u << 16)) /* AVX-512 F */
            && (leaf7[1] & (1u << 30)) && (leaf7[1] & (1u << 31)) /* BW, VL */
            && (leaf7[2] & (1u << 1)) && (leaf7[2] & (1u << 6)); /* VBMI, VBMI2 */
