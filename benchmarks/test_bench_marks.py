@@ -8,7 +8,8 @@ Goal (docs/speed.md, "Marked entries"): per entry, a column half of whose entrie
 missing (None, Arrow nulls) or invalid parses within 2x the time of the clean column of
 the same kind, 2M entries of the uniform corpus, on every input kind; the 0.1 %-invalid
 column within 1.3x.  ``test_marked_ratio`` times both sides interleaved in this process
-(best of 5, CPU time) and keeps the ratio in ``extra_info``; no timing is asserted.
+(best of 5, CPU time) and keeps the ratio in ``extra_info`` (printed too, with ``-s``:
+``--benchmark-disable`` reports no extra_info); no timing is asserted.
 """
 
 from __future__ import annotations
