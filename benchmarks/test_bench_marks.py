@@ -8,7 +8,8 @@ Goal (docs/speed.md, "Marked entries"): per entry, a column half of whose entrie
 missing (None, Arrow nulls) or invalid parses within 2x the time of the clean column of
 the same kind, 2M entries of the uniform corpus, on every input kind; the 0.1 %-invalid
 column within 1.3x.  ``test_marked_ratio`` times both sides interleaved in this process
-(best of 5, CPU time) and keeps the ratio in ``extra_info``; no timing is asserted.
+(best of 5, CPU time) and keeps the ratio in ``extra_info`` (printed too, with ``-s``:
+``--benchmark-disable`` reports no extra_info); no timing is asserted.
 """
 
 from __future__ import annotations
@@ -59,4 +60,7 @@ def test_marked_ratio(benchmark, row):  # type: ignore[no-untyped-def]
     benchmark.extra_info["ratio"] = round(ours / theirs, 3)
     benchmark.extra_info["marked ms"] = round(ours * 1e3, 2)
     benchmark.extra_info[f"{base_name} ms"] = round(theirs * 1e3, 2)
+    # shown with -s, also when --benchmark-disable leaves extra_info unreported
+    print(f"\n{_name}: {ours / theirs:.2f}x ({ours * 1e3:.1f} ms, {base_name} "
+          f"{theirs * 1e3:.1f} ms)")  # fmt: skip
     benchmark.pedantic(work, rounds=1, iterations=1)

@@ -194,3 +194,65 @@ def test_marks_across_pieces(core: ModuleType, kernel: str) -> None:
                 core.use_piece_size(was)
     finally:
         core.use_bytes_kernel(before)
+
+
+# Separators of every kind parse_many splits bytes on, and tokens the bytes kernel
+# refuses for a byte anywhere in them (the last byte, a separator right after a
+# modifier, a byte after the letter, non-ASCII, longer than a block)
+SEPARATORS = [" ", "\n", "\t", "\r\n", "  ", "\n\n", "\x0b", "\x0c", "\r"]
+REFUSED = ["K^^", "+", "KQ", "k'^", "--p", "Q''", "\u00e9", "++K", "Kx", "1", "+K^^'",
+           "-", "^", "'", "+-", "a'b", "K'''", "K" * 70, "+" * 130]  # fmt: skip
+
+
+def joined(tokens: list[str], seps: list[str]) -> bytes:
+    return "".join(t + s for t, s in zip(tokens, seps, strict=True)).encode()
+
+
+def byte_buffers() -> Iterator[bytes]:
+    """Buffers whose refused tokens stand at every byte position of a 64-byte block and
+    across its edges, next to each other, past 512 and 4,096 tokens, half and all of the
+    tokens, and at the buffer's end (a modifier last: refused by what follows it)."""
+    rng = random.Random(11)
+    for shift in range(70):  # a refused token at every offset into the first blocks
+        for bad in ("KQ", "+", "K^^", "K" * 70):
+            yield ("x " * shift + bad + " K\n+k^'").encode()
+            yield ("K" + " " * shift + bad).encode()
+    for length in (64, 65, 600, 5000):
+        tokens = [VALID[i % len(VALID)] for i in range(length)]
+        seps = [rng.choice(SEPARATORS) for _ in tokens]
+        for marked in (
+            {length // 2},
+            {i for i in range(length) if i % 2},
+            set(range(length)),
+            {i for i in range(length) if rng.random() < 0.01},
+            {i for i in range(length) if rng.random() < 0.3},
+        ):
+            yield joined([rng.choice(REFUSED) if i in marked else t
+                          for i, t in enumerate(tokens)], seps)  # fmt: skip
+    for edge in (512, 4096):
+        tokens = [VALID[i % len(VALID)] for i in range(edge + 20)]
+        for around in (-2, -1, 0, 1):
+            tokens[edge + around] = "KQ"
+        yield joined(tokens, ["\n"] * len(tokens))
+    yield b"K\n\nKQ\r\n\t+\n"
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+def test_byte_buffers_with_refused_tokens_at_every_byte(core: ModuleType, kernel: str) -> None:
+    """The bytes kernel marks a refused token and reads on in its block: the records,
+    marks, reasons, offsets and lines are the twin's, in pieces of every size too."""
+    before = core.use_bytes_kernel(kernel)
+    try:
+        buffers = list(byte_buffers())
+        for data in buffers:
+            for epin in (True, False):
+                assert outcome(core, data, epin) == outcome(_core_py, data, epin), (kernel, data)
+        for size in (1, 5, 63, 64, 65, 700):
+            was = core.use_piece_size(size)
+            try:
+                for data in buffers[-8:]:
+                    assert outcome(core, data, True) == outcome(_core_py, data, True), size
+            finally:
+                core.use_piece_size(was)
+    finally:
+        core.use_bytes_kernel(before)

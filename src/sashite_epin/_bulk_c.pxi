@@ -37,6 +37,8 @@ cdef extern from *:
 cdef extern from "_split.h" nogil:
     uint64_t sep_mask64 "sashite_sep_mask64"(const unsigned char* p)
     uint64_t load64 "sashite_load64"(const unsigned char* p)
+    uint64_t load64_le "sashite_load64_le"(const unsigned char* p)
+    uint64_t sep_bits_swar "sashite_sep_bits_swar"(uint64_t w)
     int ctz64 "sashite_ctz64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
     int64_t count_newlines "sashite_count_newlines"(const unsigned char* p, int64_t n)
@@ -116,6 +118,19 @@ cdef extern from "_kernels.h" nogil:
     scan_fn scan_kernel "sashite_scan_kernel"(int kernel)
     rows_fn rows_kernel "sashite_rows_kernel"(int kernel)
     void build_gather_table "sashite_build_gather_table"()
+    ctypedef struct byte_marks "sashite_byte_marks":
+        int64_t* index
+        int64_t* start
+        int64_t* line
+        Py_ssize_t count
+        Py_ssize_t room
+        int64_t lines
+        Py_ssize_t line_at
+    void lines_to "sashite_lines_to"(byte_marks* marks, const unsigned char* p, Py_ssize_t pos)
+    ctypedef int (*marks_fn "sashite_marks_fn")(
+        const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
+        unsigned char*, const uint64_t*, int, byte_marks*, Py_ssize_t*)
+    marks_fn marks_kernel "sashite_marks_kernel"(int kernel)
 
 cdef unsigned short keep_mask[6]              # shape bits a token of length 0..4, 5+ keeps
 cdef unsigned short absent_fill[6]            # ... and the K_ABSENT classes after its end
@@ -209,6 +224,7 @@ cdef count_fn count_bytes = count_kernel(SASHITE_KERNEL_PORTABLE)
 cdef decode_fn decode_bytes = decode_kernel(SASHITE_KERNEL_PORTABLE)
 cdef scan_fn scan_blocks = scan_kernel(SASHITE_KERNEL_PORTABLE)  # scan_many's (_text_c.pxi)
 cdef rows_fn rows_blocks = rows_kernel(SASHITE_KERNEL_PORTABLE)  # tokenize_many's (_text_c.pxi)
+cdef marks_fn decode_marks = NULL  # the decode loop under errors="mark", or NULL
 
 
 cdef void build_records_by_index() noexcept nogil:
@@ -256,7 +272,7 @@ def use_bytes_kernel(name):
     """Make parse_many use kernel `name` (one of KERNELS) for byte buffers and Arrow
     string columns, and the Arrow export and to_bytes() for their output; returns the
     one used before.  For tests and benchmarks: every kernel gives the same results."""
-    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks, rows_blocks
+    global bytes_kernel_id, count_bytes, decode_bytes, scan_blocks, rows_blocks, decode_marks
     if name not in KERNELS:
         raise ValueError(f"the bytes kernel must be one of {', '.join(KERNELS)} "
                          f"(what this build runs on this CPU), not {name!a}")
@@ -266,6 +282,7 @@ def use_bytes_kernel(name):
     decode_bytes = decode_kernel(bytes_kernel_id)
     scan_blocks = scan_kernel(bytes_kernel_id)
     rows_blocks = rows_kernel(bytes_kernel_id)
+    decode_marks = marks_kernel(bytes_kernel_id)
     return before
 
 
@@ -669,12 +686,12 @@ cdef inline uint64_t block_mask(const unsigned char* p, Py_ssize_t size, Py_ssiz
 
 cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t count,
                         bint epin, bint mark, unsigned char* out, Failure* failure,
-                        MarkList* marked, Py_ssize_t* at_, Py_ssize_t* k_) noexcept nogil:
+                        byte_marks* marked, Py_ssize_t* at_, Py_ssize_t* k_) noexcept nogil:
     """Scan the whitespace-separated tokens of p from *at_ (a token start or a separator)
     to size (the buffer's end, or a separator: a piece of it) into out from record *k_
     on, both moved past what was read; 1 on a failure to report (failure filled), 2 when
-    p holds more than count tokens, -1 when out of memory, 0 otherwise.  (The caller
-    checks that the whole buffer held exactly count.)
+    p holds more than count tokens, 0 otherwise.  (The caller checks that the whole
+    buffer held exactly count.)
 
     count comes from a first pass, and nothing holds the buffer still between the two
     (another thread may write into a bytearray, another process into a mapped file):
@@ -682,18 +699,28 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
 
     The bytes kernel (_kernels.h) writes runs of valid tokens; where it stops, the exact
     scanner reads the token holding the first byte the kernel refused, then hands
-    back."""
+    back.  Under errors="mark", from the first block the kernel refuses on, its marking
+    loop (kernels/generic/marks.h) reads the rest of the piece where the kernel has one:
+    each refused token marked, the others written as the kernel writes them."""
     cdef Py_ssize_t bad = 0
     cdef int status
+    cdef bint marking = False
     if at_[0] >= size:
         return 0
     if decode_bytes == NULL:  # a portable kernel built with no vector unit to target
         return scan_exactly(p, size, at_, k_, size, count, epin, mark, out, failure, marked)
     while True:
-        status = decode_bytes(p, size, at_, k_, count, out, records_by_index, epin, &bad)
+        if marking:
+            status = decode_marks(p, size, at_, k_, count, out, records_by_index, epin,
+                                  marked, &bad)
+        else:
+            status = decode_bytes(p, size, at_, k_, count, out, records_by_index, epin, &bad)
         if status == SASHITE_OVERFLOW:
             return 2
         if status == SASHITE_STOPPED:
+            if mark and decode_marks != NULL and not marking:
+                marking = True  # the marking loop reads from the block refused
+                continue
             status = scan_exactly(p, size, at_, k_, bad, count, epin, mark, out, failure,
                                   marked)
             if status != 0:
@@ -705,7 +732,7 @@ cdef int split_and_scan(const unsigned char* p, Py_ssize_t size, Py_ssize_t coun
 cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                       Py_ssize_t* k_at, Py_ssize_t limit, Py_ssize_t count, bint epin,
                       bint mark, unsigned char* out, Failure* failure,
-                      MarkList* marked) noexcept nogil:
+                      byte_marks* marked) noexcept nogil:
     """split_and_scan's exact part: the tokens from *at (a token start, or a separator)
     on, each judged by scan_token, up to the first that ends at limit or after it (the
     byte the kernel refused lies in it or ends it); *at and *k_at are then where the
@@ -715,7 +742,7 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
     once (bit tricks, no per-byte branch); then each token is decoded on its own, so
     consecutive tokens do not wait on each other.  A start with no end yet (a token
     crossing blocks) waits in starts[0] for the next block."""
-    cdef Py_ssize_t b = at[0], k = k_at[0], s, n, safe = size - 8, pending = -1
+    cdef Py_ssize_t b = at[0], k = k_at[0], s, n, safe = size - 8, pending = -1, j
     cdef Py_ssize_t starts[34]  # at most 32 starts in 64 bytes, plus a pending one
     cdef int code, taken, have, forbidden = 0 if epin else 1
     cdef uint64_t word, begins, ends, carry = 0
@@ -751,15 +778,20 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                         return 1
                     memset(out + 5 * k, 0, 8)
                     k += 1
-                    if mark_add(marked, k - 1, s, n, -code) < 0:
-                        return -1
-                    set_line(p, marked)
-                    # Marks come close together (half the tokens invalid): read on
-                    # here a while, rather than hand each stretch back to the kernel
-                    # only to be stopped again at once.  Only then: a rare mark hands
-                    # back at once (0.1 % invalid stays at the kernel's speed).
-                    if (marked.count >= 2
-                            and s - marked.items[marked.count - 2].start < DENSE_BYTES):
+                    if marked.count == marked.room:  # one a token: the buffer changed
+                        return 2
+                    j = marked.count
+                    lines_to(marked, p, s)
+                    marked.index[j], marked.start[j] = k - 1, s
+                    marked.line[j] = 1 + marked.lines
+                    marked.count += 1
+                    # Marks come close together (half the tokens invalid) and the kernel
+                    # has no marking loop: read on here a while, rather than hand each
+                    # stretch back to the kernel only to be stopped again at once.  Only
+                    # then: a rare mark hands back at once (0.1 % invalid stays at the
+                    # kernel's speed).
+                    if (decode_marks == NULL and j >= 1
+                            and s - marked.start[j - 1] < DENSE_BYTES):
                         limit = max(limit, s + n + DENSE_BYTES)
                 else:
                     memcpy(out + 5 * k, record_of[code], 8)
@@ -804,8 +836,9 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
     cdef Py_ssize_t count = 0, at = 0, k = 0, end
     cdef TokenArray result
     cdef Failure failure
-    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef byte_marks marked
     cdef int status
+    memset(&marked, 0, sizeof(marked))
     # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
     while at < size:
         with nogil:
@@ -816,13 +849,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
             PyErr_CheckSignals()
     result = new_token_array(count, epin)
     if mark:
-        # Room for every token to be marked, so the list never moves as it grows
-        # (memory never touched costs nothing): half the tokens marked, 9.3x the clean
-        # buffer's time, 13.6x grown by doubling
-        marked.items = <Mark*>records_alloc(sizeof(Mark) * count + 64)
-        if marked.items == NULL:
-            raise MemoryError()
-        marked.room = count
+        mark_columns(&marked, count)
     try:
         at = 0
         while True:
@@ -835,8 +862,6 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
             PyErr_CheckSignals()
         if status == 0 and k != count:
             status = 2
-        if status < 0:
-            raise MemoryError()
         if status == 2:
             raise RuntimeError("the buffer changed while parse_many read it")
         if status > 0:
@@ -845,60 +870,106 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
                               notation_of(epin), failure.index, failure.start,
                               1 + count_lines(p, 0, failure.start))
         if marked.count:
-            set_marks(result, &marked, rejected_bytes(p, &marked))
+            set_byte_marks(result, p, size, &marked, epin)
     finally:
-        mark_list_free(&marked)
+        records_free(marked.index)
     return result
 
 
-cdef inline void set_line(const unsigned char* p, MarkList* marked) noexcept nogil:
-    """The line of the mark just added to marked, counted on from the one before: the
-    bytes between were just scanned, so they are still in cache (a count over the whole
-    buffer once the scan is done cost a fifth of the parse)."""
-    cdef Mark* m = &marked.items[marked.count - 1]
-    cdef Py_ssize_t i, lines
-    if marked.count == 1:
-        m.line = 1 + count_lines(p, 0, m.start)
-    elif m.start - m[-1].start <= 64:  # marks close together: a few bytes, no call
-        lines = m[-1].line
-        for i in range(m[-1].start, m.start):
-            lines += p[i] == 10
-        m.line = lines
-    else:
-        m.line = m[-1].line + count_lines(p, m[-1].start, m.start)
-
-
-cdef object rejected_bytes(const unsigned char* p, MarkList* marked):
-    """Each marked token's bytes, byte offset and line, as columns (_marks.MarkedTexts:
-    the bytes copied once, back to back; tokens made when errors() reads them)."""
-    cdef Py_ssize_t j, b, n = marked.count, total = 0
-    cdef const Mark* m
-    for j in range(n):
-        total += marked.items[j].length
-    cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
-    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
-    cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
-    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
-    cdef int64_t* columns = <int64_t*>records_alloc(24 * n + 8)  # ends, offsets, lines
-    if columns == NULL:
+cdef void mark_columns(byte_marks* marked, Py_ssize_t count) except *:
+    """Room in marked for every token to be marked, in one block of _memory.h's (memory
+    never written costs nothing; a block given back is taken again by the next call,
+    already faulted in: arrays('q') written in place faulted in fresh memory at each
+    call, 6x the clean buffer's time at half the tokens marked, against 4x)."""
+    marked.room = count
+    # 8 entries past each column: the AVX-512 loop writes its marks eight a store
+    marked.index = <int64_t*>records_alloc(24 * (count + 8))
+    if marked.index == NULL:
         raise MemoryError()
+    marked.start = marked.index + count + 8
+    marked.line = marked.start + count + 8
+
+
+cdef inline Py_ssize_t marked_length(const unsigned char* p, Py_ssize_t size,
+                                     Py_ssize_t s) noexcept nogil:
+    """How many bytes of p from s to the next separator (or size): a marked token's,
+    eight bytes a test where eight are there."""
+    cdef uint64_t seps
+    cdef Py_ssize_t n = 0
+    while s + n + 8 <= size:
+        seps = sep_bits_swar(load64_le(p + s + n))
+        if seps:
+            return n + (ctz64(seps) >> 3)
+        n += 8
+    while s + n < size and not is_sep(p[s + n]):
+        n += 1
+    return n
+
+
+cdef struct ReasonSlot:  # a refused token of up to 8 bytes and its reason
+    uint64_t key
+    Py_ssize_t length
+    int reason
+
+
+cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t size,
+                         byte_marks* marked, bint epin) except *:
+    """The marks of a byte buffer on the result: their indices, and each marked token's
+    bytes, reason, byte offset and line as columns (_marks.MarkedTexts: the bytes copied
+    once, back to back; tokens made when errors() reads them).  Each token's end and
+    reason are read here, from its bytes alone (the marking loop only knew where it
+    starts and that it was refused): a token read before gives its reason from a small
+    table by its bytes (a column's typos repeat), scan_token the others."""
+    cdef Py_ssize_t j, s, n = marked.count, total = 0, length
+    cdef int code
+    cdef bint changed = False
+    cdef uint64_t key
+    cdef ReasonSlot seen[256]
+    cdef ReasonSlot* slot
+    memset(seen, 0, sizeof(seen))
+    # the texts back to back, at most the buffer's bytes (and 8 for an 8-byte store)
+    cdef unsigned char* text = <unsigned char*>records_alloc(size + 8)
+    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
+    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # ours alone
     try:
-        total = 0
-        for j in range(n):
-            m = &marked.items[j]
-            if m.length <= 16:  # a token's size: no call to memcpy for a few bytes
-                for b in range(m.length):
-                    text[total + b] = p[m.start + b]
-            else:
-                memcpy(text + total, p + m.start, m.length)
-            total += m.length
-            columns[j], columns[n + j], columns[2 * n + j] = total, m.start, m.line
-            reason[j] = <unsigned char>m.reason
-        return _marks.MarkedTexts(texts, int64_column(columns, n), reasons,
-                                  int64_column(columns + n, n), None, None,
-                                  int64_column(columns + 2 * n, n))
+        if text == NULL or ends == NULL:
+            raise MemoryError()
+        with nogil:
+            for j in range(n):
+                s = marked.start[j]
+                length = marked_length(p, size, s)
+                if total + length > size:  # the buffer changed: more text than it holds
+                    changed = True
+                    break
+                if length <= 8 and s + 8 <= size:
+                    key = load64(p + s)
+                    memcpy(text + total, &key, 8)  # one store: the bytes past are overwritten
+                    key &= ((1ULL << (8 * length)) - 1) if length < 8 else ~0ULL
+                    slot = &seen[((key * 0x9E3779B97F4A7C15ULL) >> 56) ^ <uint64_t>length]
+                    if slot.length != length or slot.key != key:
+                        slot.key, slot.length = key, length
+                        slot.reason = scan_token(p + s, length, epin)
+                    code = slot.reason
+                else:
+                    memcpy(text + total, p + s, length)
+                    code = scan_token(p + s, length, epin)
+                if code >= 0:  # a token now: another thread wrote into the buffer
+                    changed = True
+                    break
+                reason[j] = <unsigned char>-code
+                total += length
+                ends[j] = total
+        if changed:
+            raise RuntimeError("the buffer changed while parse_many read it")
+        result._rejected = _marks.MarkedTexts(
+            PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
+            reasons, int64_column(marked.start, n), None, None,
+            int64_column(marked.line, n))
+        result._invalid = int64_column(marked.index, n)
     finally:
-        records_free(columns)
+        records_free(text)
+        records_free(ends)
 
 
 cdef inline Py_ssize_t count_lines(const unsigned char* p, Py_ssize_t start,
@@ -997,14 +1068,21 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
     return <bytes>e[:4 * n]
 
 
+cdef struct FixedMarks:  # a numpy S / U array's marked elements, as compact columns
+    int64_t* index          # each one's element (its text found again from it)
+    unsigned char* reason   # and reason
+    Py_ssize_t count
+
+
 cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
                     Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
-                    Py_ssize_t first, MarkList* marked, Failure* failure,
+                    Py_ssize_t first, FixedMarks* marked, Failure* failure,
                     Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL) noexcept nogil:
     """Elements start to stop - 1 of base[0], base[stride], ..., base[(count - 1) *
     stride], a numpy S or U array (width characters each), into the records at out; an
     error names index first + k and the element's byte offset from base.  0 done, 1 an
-    error under errors="raise" (in failure), -1 no memory."""
+    error under errors="raise" (in failure).  Under errors="mark", marked has room for
+    every element."""
     cdef Py_ssize_t k = start, upto, length = 0
     cdef const unsigned char* e
     cdef int code
@@ -1015,7 +1093,16 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
     cdef bint simd = (kernel_lanes(kernel) and 1 <= width <= 4
                       and stride == (4 * width if wide else width))
     cdef Py_ssize_t lanes = count - (4 + width - 1) // width + 1 if simd else 0
-    cdef Py_ssize_t m, q
+    cdef Py_ssize_t m, q, i
+    # A refused element's code by its units (up to 4, each a byte: a code point past
+    # ASCII as 0x80, as scan_element reads it), for the elements the lanes refuse: a
+    # column's typos repeat, and scan_element cost as much as the lanes' whole read
+    cdef uint32_t key
+    cdef uint32_t seen_key[256]
+    cdef int seen_code[256]
+    cdef unsigned char seen_set[256]
+    if refused != NULL:
+        memset(seen_set, 0, sizeof(seen_set))
     lanes = min(lanes, stop)
     while k < stop:
         upto = stop
@@ -1026,13 +1113,22 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
             k = fixed_lanes_marking(kernel, wide, base, k, lanes, width, out,
                                     records_by_index, epin, refused, &m)
             for q in range(m):
-                e = base + refused[q] * stride
-                code = scan_element(e, width, wide, epin, &length)
+                e = base + refused[q] * stride  # 4 units readable: a lane read them
+                key = 0
+                for i in range(width):
+                    key |= (min(code_point_at(e, i), 0x80) if wide else e[i]) << (8 * i)
+                i = (key * 0x9E3779B1u) >> 24
+                if seen_set[i] and seen_key[i] == key:
+                    code = seen_code[i]
+                else:
+                    code = scan_element(e, width, wide, epin, &length)
+                    seen_set[i], seen_key[i], seen_code[i] = 1, key, code
                 if code >= 0:
                     memcpy(out + 5 * refused[q], record_of[code], 5)  # the next is written
-                elif mark_add(marked, first + refused[q], refused[q] * stride, length,
-                              -code) < 0:
-                    return -1
+                else:
+                    marked.index[marked.count] = first + refused[q]
+                    marked.reason[marked.count] = <unsigned char>-code
+                    marked.count += 1
             upto = min(k + 8, stop)
         elif k < lanes:
             k = fixed_lanes(kernel, wide, base, k, lanes, width, out, records_by_index, epin)
@@ -1048,8 +1144,9 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
                 return 1
             else:
                 memset(out + 5 * k, 0, 5)
-                if mark_add(marked, first + k, k * stride, length, -code) < 0:
-                    return -1
+                marked.index[marked.count] = first + k
+                marked.reason[marked.count] = <unsigned char>-code
+                marked.count += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
             k += 1
@@ -1061,7 +1158,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
-    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
     cdef Failure failure
     cdef int status
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
@@ -1073,6 +1170,14 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     width = view.itemsize // 4 if wide else view.itemsize
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
+    if mark:
+        # Room for every element to be marked, 9 bytes each (memory never written costs
+        # nothing): a 40-byte mark grown by doubling faulted in fresh memory as it grew,
+        # half the elements marked 5.5x the clean array's time
+        marked.index = <int64_t*>records_alloc(9 * count + 64)
+        if marked.index == NULL:
+            raise MemoryError()
+        marked.reason = <unsigned char*>(marked.index + count)
     if mark and kernel_lanes(bytes_kernel_id):
         refused = <Py_ssize_t*>records_alloc(
             sizeof(Py_ssize_t) * min(count, max(1, piece_size // max(1, abs(stride)))) + 64)
@@ -1090,8 +1195,6 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                 break
             start = stop
             PyErr_CheckSignals()
-        if status < 0:
-            raise MemoryError()
         if status > 0:
             e = base + failure.start
             if wide:
@@ -1101,42 +1204,53 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
             raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                               notation_of(epin), failure.index)
         if marked.count:
-            set_marks(result, &marked, rejected_elements(base, wide, &marked))
+            result._rejected = rejected_elements(base, stride, width, wide, &marked)
+            result._invalid = int64_column(marked.index, marked.count)
     finally:
         records_free(refused)
-        mark_list_free(&marked)
+        records_free(marked.index)
     return result
 
 
-cdef object rejected_elements(const unsigned char* base, bint wide, MarkList* marked):
-    """The marked elements of a numpy S or U array as columns (_marks.MarkedTexts: their
-    bytes, or UCS-4 units, copied once, back to back; tokens made when errors() reads
-    them, as element_token makes them)."""
+cdef object rejected_elements(const unsigned char* base, Py_ssize_t stride,
+                              Py_ssize_t width, bint wide, FixedMarks* marked):
+    """The marked elements of a numpy S or U array (each at base + its index * stride:
+    parse_fixed_width reads from element 0) as columns (_marks.MarkedTexts: their bytes,
+    or UCS-4 units, NUL padding removed, copied once, back to back; tokens made when
+    errors() reads them, as element_token makes them)."""
     cdef Py_ssize_t j, b, n = marked.count, total = 0, size, unit = 4 if wide else 1
-    for j in range(n):
-        total += unit * marked.items[j].length
-    cdef bytes texts = PyBytes_FromStringAndSize(NULL, total)
-    cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
-    cdef unsigned char* text = <unsigned char*>PyBytes_AS_STRING(texts)  # new: ours alone
-    cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)
+    cdef const unsigned char* e
+    # the texts at most width units each, gathered in a block of ours (one kept by
+    # _memory.h, already faulted in), copied once into their bytes
+    cdef unsigned char* text = <unsigned char*>records_alloc(n * width * unit + 8)
     cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
-    if ends == NULL:
-        raise MemoryError()
     try:
-        total = 0
-        for j in range(n):
-            size = unit * marked.items[j].length
-            if size <= 16:  # a token's size: no call to memcpy for a few bytes
-                for b in range(size):
-                    text[total + b] = base[marked.items[j].start + b]
-            else:
-                memcpy(text + total, base + marked.items[j].start, size)
-            total += size
-            ends[j] = total
-            reason[j] = <unsigned char>marked.items[j].reason
-        return _marks.MarkedTexts(texts, int64_column(ends, n), reasons, None,
-                                  "ucs4" if wide else None)
+        if text == NULL or ends == NULL:
+            raise MemoryError()
+        with nogil:
+            for j in range(n):
+                e = base + marked.index[j] * stride
+                size = width
+                if wide:
+                    while size and code_point_at(e, size - 1) == 0:
+                        size -= 1
+                else:
+                    while size and e[size - 1] == 0:
+                        size -= 1
+                size *= unit
+                if size <= 16:  # a token's size: no call to memcpy for a few bytes
+                    for b in range(size):
+                        text[total + b] = e[b]
+                else:
+                    memcpy(text + total, e, size)
+                total += size
+                ends[j] = total
+        return _marks.MarkedTexts(PyBytes_FromStringAndSize(<const char*>text, total),
+                                  int64_column(ends, n),
+                                  PyBytes_FromStringAndSize(<const char*>marked.reason, n),
+                                  None, "ucs4" if wide else None)
     finally:
+        records_free(text)
         records_free(ends)
 
 

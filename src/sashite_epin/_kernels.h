@@ -65,6 +65,7 @@
 #include <smmintrin.h>
 #include <popcntintrin.h>
 #include <bmiintrin.h>
+#include <bmi2intrin.h>
 #include <xsaveintrin.h>
 #include <avxintrin.h>
 #include <avx2intrin.h>
@@ -260,6 +261,34 @@ static inline int sashite_kernel_lanes(int kernel) {
 #define SASHITE_BATCH 1024
 #define SASHITE_LANES_BATCH 512
 
+/* ---- marks of a byte buffer (errors="mark") ------------------------------------------
+ * The tokens a buffer's decode under errors="mark" refused, as compact columns (room
+ * for one per token: memory never written costs nothing): each one's record index,
+ * start and line (1-based); its end is the separator after it, found again when its
+ * reason is read (one column less to write and read: the columns' memory traffic is
+ * most of a marked token's cost).  lines: how many b"\n" bytes p[0 .. line_at - 1]
+ * holds, so each reader counts on from where the last stopped. */
+typedef struct {
+    int64_t *index, *start, *line;
+    Py_ssize_t count, room;
+    int64_t lines;
+    Py_ssize_t line_at;
+} sashite_byte_marks;
+
+/* marks->lines counted on to pos (only ever forward; from the start where pos lies
+ * before line_at). */
+static inline void sashite_lines_to(sashite_byte_marks *marks, const unsigned char *p,
+                                    Py_ssize_t pos) {
+    if (pos < marks->line_at)
+        marks->lines = 0, marks->line_at = 0;
+    marks->lines += sashite_count_newlines(p + marks->line_at, pos - marks->line_at);
+    marks->line_at = pos;
+}
+
+typedef int (*sashite_marks_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t *, Py_ssize_t *,
+                                Py_ssize_t, unsigned char *, const uint64_t *, int,
+                                sashite_byte_marks *, Py_ssize_t *);
+
 /* ---- what a kernel is -------------------------------------------------------------- */
 
 typedef Py_ssize_t (*sashite_count_fn)(const unsigned char *, Py_ssize_t);
@@ -331,6 +360,25 @@ static sashite_decode_fn sashite_decode_kernel(int kernel) {
 /* scan_many's block loop for a kernel; NULL for portable (scan_many's own loop). */
 static sashite_scan_fn sashite_scan_kernel(int kernel) {
     return sashite_kernel_runs(kernel) ? sashite_kernels[kernel]->scan : NULL;
+}
+
+/* The decode loop under errors="mark" (kernels/generic/marks.h) for a kernel, or NULL
+ * where it has none (portable, NEON: their marks go through the exact scanner, with
+ * the same results). */
+static inline sashite_marks_fn sashite_marks_kernel(int kernel) {
+    if (!sashite_kernel_runs(kernel))
+        return NULL;
+#ifdef SASHITE_EPIN_AVX2
+    if (kernel == SASHITE_KERNEL_AVX512 && sashite_runs_bmi2())
+        return sashite_decode_marks_avx512;
+    if (sashite_kernel_avx2_loops(kernel))
+        return sashite_decode_marks_avx2;
+#endif
+#ifdef SASHITE_EPIN_SSE2
+    if (kernel == SASHITE_KERNEL_SSE2)
+        return sashite_decode_marks_sse2;
+#endif
+    return NULL;
 }
 
 /* tokenize_many's block loop for a kernel, or NULL. */

@@ -79,6 +79,16 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
 }
 
 
+/* The b"\n" bytes of p[0..63] as a mask (kernels/generic/marks.h). */
+SASHITE_AVX2_TARGET
+static inline uint64_t sashite_newline_mask64_avx2(const unsigned char *p) {
+    const __m256i ten = _mm256_set1_epi8(10);
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)p);
+    __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, ten))
+           | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, ten)) << 32;
+}
+
 /* For each byte of a letter mask, the pshufb that gathers the 16-bit indexes of its set
  * bits to the front (simdjson and simdutf compress bytes the same way). */
 static unsigned char sashite_gather_8[256][16];
@@ -270,8 +280,9 @@ static inline void sashite_mark8_avx2(__m256i n, __m256i w, int epin, const sash
 #define SASHITE_CPUID(r, leaf) __cpuid_count((leaf), 0, (r)[0], (r)[1], (r)[2], (r)[3])
 #endif
 enum {
-    SASHITE_CPU_AVX2 = 1,  /* AVX2, POPCNT and BMI1 */
-    SASHITE_CPU_AVX512 = 2 /* and AVX-512 F, BW, VL, VBMI and VBMI2 */
+    SASHITE_CPU_AVX2 = 1,   /* AVX2, POPCNT and BMI1 */
+    SASHITE_CPU_AVX512 = 2, /* and AVX-512 F, BW, VL, VBMI and VBMI2 */
+    SASHITE_CPU_BMI2 = 3    /* AVX2's and BMI2 */
 };
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((target("xsave")))
@@ -292,6 +303,8 @@ static inline int sashite_cpu_has(int what) {
         return 0;
     if (what == SASHITE_CPU_AVX2)
         return 1;
+    if (what == SASHITE_CPU_BMI2)
+        return (leaf7[1] & (1u << 8)) != 0;
     return (xcr0 & 0xE0) == 0xE0 && (leaf7[1] & (1u << 16)) /* AVX-512 F */
            && (leaf7[1] & (1u << 30)) && (leaf7[1] & (1u << 31)) /* BW, VL */
            && (leaf7[2] & (1u << 1)) && (leaf7[2] & (1u << 6)); /* VBMI, VBMI2 */
@@ -316,8 +329,10 @@ static int sashite_runs_avx2(void) {
 #define SASHITE_BLOCK sashite_block_avx2
 #define SASHITE_COMPRESS sashite_compress_avx2
 #define SASHITE_WRITE sashite_write_scalar
+#define SASHITE_NEWLINES sashite_newline_mask64_avx2
 #include "generic/count.h"
 #include "generic/decode.h"
+#include "generic/marks.h"
 #include "generic/scan.h"
 #include "generic/rows.h"
 #include "generic/undef.h"

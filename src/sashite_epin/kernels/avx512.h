@@ -188,6 +188,160 @@ static int sashite_runs_avx512(void) {
 #include "generic/decode.h"
 #include "generic/undef.h"
 
+#if defined(__GNUC__) || defined(__clang__)
+#define SASHITE_AVX512_BMI2_TARGET                                                          \
+    __attribute__((target(                                                                  \
+        "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx2,popcnt,bmi,bmi2")))
+#else
+#define SASHITE_AVX512_BMI2_TARGET
+#endif
+
+/* Whether the CPU has BMI2 (PDEP, PEXT), which the AVX-512 marking loop takes: every
+ * CPU with AVX-512 VBMI2 has, but a virtual machine may hide it. */
+static int sashite_runs_bmi2(void) {
+#ifdef SASHITE_EPIN_MSVC_CPUID
+    return sashite_cpu_has(SASHITE_CPU_BMI2);
+#else
+    __builtin_cpu_init();
+    return sashite_runs_avx2() && __builtin_cpu_supports("bmi2");
+#endif
+}
+
+/* kernels/generic/marks.h's loop, its marks found without a loop per marked token:
+ * every CPU with AVX-512 VBMI2 has a fast PDEP / PEXT (BMI2; AVX2's loop runs where
+ * it is hidden).  Per block, as there:
+ * the tokens up to the last separator, the refused ones found by a carry.  Then the
+ * carry of the whole token bytes from each first refused byte lands on the separator
+ * after its token (c1); PEXT of c1 over the tokens' end separators gives which of the
+ * block's tokens are refused (bit j for its j-th), PDEP of that over their starts
+ * where they start, and c1 less those starts all their bytes.  Their record indexes,
+ * offsets and lines are compressed from a byte iota, eight written a store: the
+ * ordinal j of each, its start, and its rank among the newlines and refused starts
+ * (the newlines before it are that rank less its own rank among the refused). */
+SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
+    const unsigned char *p, Py_ssize_t size, Py_ssize_t *at, Py_ssize_t *k_at,
+    Py_ssize_t count, unsigned char *out, const uint64_t *records, int epin,
+    sashite_byte_marks *marks, Py_ssize_t *bad_at) {
+    Py_ssize_t pos = *at, k = *k_at, m = 0, nm = marks->count;
+    unsigned char pad[SASHITE_PAD], ordinal[64 + 8], start_at[64 + 8], rank[64 + 8];
+    uint16_t batch[SASHITE_BATCH + 64 + 8];
+    int64_t lines;
+    int status = SASHITE_DECODED;
+    const __m512i iota = _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44,
+        43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24,
+        23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i eight = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i ten = _mm512_set1_epi8(10);
+    SASHITE_PREPARE_AVX512
+    sashite_lines_to(marks, p, pos);
+    lines = marks->lines;
+    while (pos < size) {
+        /* bytes past the buffer's end are separators (the pad's) */
+        const unsigned char *q = sashite_block_at(p, size, pos, ' ', pad);
+        __m512i v = _mm512_loadu_si512((const void *)q);
+        __m512i prev = _mm512_loadu_si512((const void *)(q - 1));
+        __m512i next = _mm512_loadu_si512((const void *)(q + 1));
+        __m512i after = _mm512_loadu_si512((const void *)(q + 2));
+        __m512i flags, low, high;
+        uint64_t sep, modifier, letter, caret, apostrophe, nonsep, bad, starts, slots, reach;
+        uint64_t newlines, refused_starts = 0, terminal, derived;
+        int last;
+        sep = (uint64_t)sashite_sep_k512(v, &k512);
+        if (!sep) { /* a token of 64 bytes or more: the exact scanner's */
+            status = SASHITE_STOPPED;
+            break;
+        }
+        modifier = (uint64_t)(_mm512_cmpeq_epi8_mask(v, k512.plus)
+                              | _mm512_cmpeq_epi8_mask(v, k512.minus));
+        letter = (uint64_t)_mm512_cmple_epu8_mask(
+            _mm512_sub_epi8(_mm512_or_si512(v, k512.low), k512.a), k512.z);
+        caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, k512.caret);
+        apostrophe = epin ? (uint64_t)_mm512_cmpeq_epi8_mask(v, k512.apos) : 0;
+        newlines = (uint64_t)_mm512_cmpeq_epi8_mask(v, ten);
+        last = sashite_top64(sep);
+        reach = (UINT64_C(2) << last) - 1; /* bytes 0..last; all 64 when last is 63 */
+        nonsep = ~sep;
+        bad = ~(sep | modifier | letter | caret | apostrophe)
+              | (modifier & ~(sep << 1 | 1))
+              | (letter & ~(sep << 1 | 1 | modifier << 1))
+              | (caret & ~(letter << 1))
+              | (apostrophe & ~(letter << 1 | caret << 1))
+              | (sep & modifier << 1);
+        bad = ((bad & nonsep) | (bad & sep) >> 1) & reach;
+        starts = nonsep & ~(nonsep << 1) & reach;
+        slots = letter & reach;
+        if (count - k - m < 32 && SASHITE_POPCNT64(starts) > count - k - m)
+            return SASHITE_OVERFLOW; /* one record a token */
+        if (bad) {
+            uint64_t taken = nonsep & ~bad & reach;
+            uint64_t first = (taken + starts) & ~taken & nonsep;
+            uint64_t c1 = (nonsep + first) & sep;
+            uint64_t ends = sep & (nonsep << 1) & reach;
+            uint64_t refused_tokens = _pext_u64(c1, ends);
+            int n = SASHITE_POPCNT64(c1), t;
+            refused_starts = _pdep_u64(refused_tokens, starts);
+            slots = (slots & ~(c1 - refused_starts)) | refused_starts;
+            _mm512_storeu_si512((void *)ordinal,
+                                _mm512_maskz_compress_epi8(refused_tokens, iota));
+            _mm512_storeu_si512((void *)start_at,
+                                _mm512_maskz_compress_epi8(refused_starts, iota));
+            _mm512_storeu_si512((void *)rank, _mm512_maskz_compress_epi8(
+                _pext_u64(refused_starts, newlines | refused_starts), iota));
+            for (t = 0; t < n; t += 8) {
+                __m512i o = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(ordinal + t)));
+                __m512i s = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(start_at + t)));
+                __m512i r = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(rank + t)));
+                _mm512_storeu_si512((void *)(marks->index + nm + t),
+                                    _mm512_add_epi64(o, _mm512_set1_epi64(k + m)));
+                _mm512_storeu_si512((void *)(marks->start + nm + t),
+                                    _mm512_add_epi64(s, _mm512_set1_epi64(pos)));
+                _mm512_storeu_si512((void *)(marks->line + nm + t), _mm512_sub_epi64(
+                    _mm512_add_epi64(r, _mm512_set1_epi64(1 + lines - t)), eight));
+            }
+            nm += n;
+        }
+        /* each byte's record index (its byte, its flags above), the refused tokens'
+         * starts 0 (the zero record), compressed at the slots */
+        terminal = (uint64_t)_mm512_cmpeq_epi8_mask(next, k512.caret);
+        derived = (uint64_t)_mm512_cmpeq_epi8_mask(next, k512.apos)
+                  | (terminal & (uint64_t)_mm512_cmpeq_epi8_mask(after, k512.apos));
+        flags = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(prev, k512.plus), k512.f_plus);
+        flags = _mm512_mask_mov_epi8(flags, _mm512_cmpeq_epi8_mask(prev, k512.minus),
+                                     k512.f_minus);
+        flags = _mm512_mask_add_epi8(flags, (__mmask64)terminal, flags, k512.f_term);
+        flags = _mm512_mask_add_epi8(flags, (__mmask64)derived, flags, k512.f_der);
+        low = _mm512_or_si512(
+            _mm512_cvtepu8_epi16(_mm512_castsi512_si256(v)),
+            _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm512_castsi512_si256(flags)), 8));
+        high = _mm512_or_si512(
+            _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(v, 1)),
+            _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(flags, 1)), 8));
+        low = _mm512_maskz_mov_epi16((__mmask32)~refused_starts, low);
+        high = _mm512_maskz_mov_epi16((__mmask32)(~refused_starts >> 32), high);
+        _mm512_storeu_si512((void *)(batch + m),
+                            _mm512_maskz_compress_epi16((__mmask32)slots, low));
+        _mm512_storeu_si512((void *)(batch + m + SASHITE_POPCNT64(slots & 0xFFFFFFFFu)),
+                            _mm512_maskz_compress_epi16((__mmask32)(slots >> 32), high));
+        m += SASHITE_POPCNT64(slots);
+        if (m >= SASHITE_BATCH) {
+            sashite_write_avx512(out + 5 * k, records, batch, m);
+            k += m, m = 0;
+        }
+        lines += SASHITE_POPCNT64(newlines & reach);
+        pos += last + 1;
+    }
+    sashite_write_avx512(out + 5 * k, records, batch, m);
+    k += m;
+    if (pos > size)
+        pos = size;
+    marks->count = nm, marks->lines = lines, marks->line_at = pos;
+    *at = pos, *k_at = k;
+    if (status == SASHITE_STOPPED)
+        *bad_at = pos;
+    return status;
+}
+
 /* tokenize_many's block loop (_text_c.pxi, scan_rows): the texts of a piece written
  * back to back, each followed by a byte that is no token's (a newline), row r holding
  * p[row_start[r] .. row_start[r + 1] - 1].  What scan_many's block loop does, and in
