@@ -64,7 +64,7 @@ def extensions() -> list[Extension]:
             *(f"kernels/{kernel}.h" for kernel in ("portable", "sse2", "avx2", "avx512", "neon")),
             *(f"kernels/generic/{loop}.h" for loop in (
                 "count", "decode", "scan", "rows", "lanes", "columns", "strs", "fixed",
-                "x86_readers", "undef")))],
+                "x86_readers", "undef", "marks")))],
         extra_compile_args=["-O3"] if unix else ["/O2"],
     )
     # freethreading_compatible: the module is safe with the GIL off (docs/reliability.md
