@@ -14,10 +14,8 @@ asserted.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
+from _timing import best_of_interleaved
 
 from sashite_epin import Epin
 from sashite_epin._corpora import placements
@@ -44,18 +42,6 @@ def columns() -> dict[str, object]:
 INPUTS = columns()
 
 
-def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 5) -> list[float]:
-    """Each work's best CPU time over rounds, the works taking turns in every round."""
-    best = [float("inf")] * len(works)
-    for _ in range(rounds):
-        for k, call in enumerate(works):
-            start = time.process_time()
-            result = call()
-            best[k] = min(best[k], time.process_time() - start)
-            del result
-    return best
-
-
 @pytest.mark.parametrize("container", list(INPUTS))
 def test_boards_ratio(benchmark, container):  # type: ignore[no-untyped-def]
     benchmark.group = "300k placements: boards / tokenize_many (extra_info)"
@@ -65,7 +51,8 @@ def test_boards_ratio(benchmark, container):  # type: ignore[no-untyped-def]
             lambda: Epin.boards(texts),
             lambda: Epin.boards(texts).squares(),
             lambda: Epin.tokenize_many(texts),
-        ]
+        ],
+        rounds=5,
     )
     benchmark.extra_info["boards / tokenize_many (goal <= 2.0)"] = round(boards / tokens, 3)
     benchmark.extra_info["boards + squares() / tokenize_many"] = round(squares / tokens, 3)

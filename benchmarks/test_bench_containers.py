@@ -19,10 +19,8 @@ through the stream capsule, ``pa.record_batch(result)`` through the array capsul
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
+from _timing import best_of_interleaved
 
 from sashite_epin import _bench_containers
 from sashite_epin._corpora import uniform
@@ -56,23 +54,11 @@ def test_container(benchmark, row, side):  # type: ignore[no-untyped-def]
 BATCHES = _bench_containers.batch_rows(TOKENS) if __name__ != "__main__" else []
 
 
-def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 7) -> list[float]:
-    """Each work's best CPU time over rounds, the works taking turns in every round (the
-    wall clock also counts the time other processes kept this one waiting)."""
-    best = [float("inf")] * len(works)
-    for _ in range(rounds):
-        for k, work in enumerate(works):
-            start = time.process_time()
-            work()
-            best[k] = min(best[k], time.process_time() - start)
-    return best
-
-
 @pytest.mark.parametrize("row", BATCHES, ids=[row[0] for row in BATCHES])
 def test_batch_ratio(benchmark, row):  # type: ignore[no-untyped-def]
     _, work, _, base = row
     benchmark.group = "2,048-row batches, ratio per row to one call over their rows (extra_info)"
-    ours, theirs = best_of_interleaved([work, base])
+    ours, theirs = best_of_interleaved([work, base], rounds=7)
     benchmark.extra_info["ratio"] = round(ours / theirs, 3)
     benchmark.extra_info["batches ms"] = round(ours * 1e3, 2)
     benchmark.extra_info["one call ms"] = round(theirs * 1e3, 2)
@@ -91,5 +77,5 @@ if __name__ == "__main__":
     print("|---|---|---|")
     for name, work, base_name, base in _bench_containers.batch_rows(tokens):
         work(), base()
-        ours, theirs = best_of_interleaved([work, base])
+        ours, theirs = best_of_interleaved([work, base], rounds=7)
         print(f"| {name} | {base_name} | {ours / theirs:.2f}x |", flush=True)

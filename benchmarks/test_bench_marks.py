@@ -14,10 +14,8 @@ column within 1.3x.  ``test_marked_ratio`` times both sides interleaved in this 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
+from _timing import best_of_interleaved
 
 from sashite_epin import _bench_marks
 from sashite_epin._corpora import PLACEMENTS, uniform
@@ -40,23 +38,11 @@ ROWS = [
 ]  # fmt: skip
 
 
-def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 5) -> list[float]:
-    """Each work's best CPU time over rounds, taking turns, each result freed first."""
-    best = [float("inf")] * len(works)
-    for _ in range(rounds):
-        for k, work in enumerate(works):
-            start = time.process_time()
-            result = work()
-            best[k] = min(best[k], time.process_time() - start)
-            del result
-    return best
-
-
 @pytest.mark.parametrize("row", ROWS, ids=[row[0] for row in ROWS])
 def test_marked_ratio(benchmark, row):  # type: ignore[no-untyped-def]
     _name, work, base_name, base = row
     benchmark.group = "marked entries: ratio to the clean column of the kind (extra_info)"
-    ours, theirs = best_of_interleaved([work, base])
+    ours, theirs = best_of_interleaved([work, base], rounds=5)
     benchmark.extra_info["ratio"] = round(ours / theirs, 3)
     benchmark.extra_info["marked ms"] = round(ours * 1e3, 2)
     benchmark.extra_info[f"{base_name} ms"] = round(theirs * 1e3, 2)

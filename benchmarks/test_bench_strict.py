@@ -13,10 +13,10 @@ time both sides interleaved (best of 7, CPU time) and keep the ratio in
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
+from _timing import best_of_interleaved
 
 from sashite_epin import Epin
 from sashite_epin._corpora import PLACEMENTS
@@ -46,18 +46,6 @@ def work(texts: object, strict: bool) -> Callable[[], object]:
     return lambda: Epin.tokenize_many(texts, strict=strict)
 
 
-def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 7) -> list[float]:
-    """Each work's best CPU time over rounds, the works taking turns in every round."""
-    best = [float("inf")] * len(works)
-    for _ in range(rounds):
-        for k, call in enumerate(works):
-            start = time.process_time()
-            result = call()
-            best[k] = min(best[k], time.process_time() - start)
-            del result
-    return best
-
-
 @pytest.mark.parametrize("container", list(INPUTS))
 @pytest.mark.parametrize("strict", [True, False], ids=["strict", "default"])
 def test_tokenize_many(benchmark, container, strict):  # type: ignore[no-untyped-def]
@@ -69,7 +57,7 @@ def test_tokenize_many(benchmark, container, strict):  # type: ignore[no-untyped
 def test_tokenize_many_ratio(benchmark, container):  # type: ignore[no-untyped-def]
     benchmark.group = "tokenize_many, 1M placements: strict / default (extra_info)"
     texts = INPUTS[container]
-    strict, default = best_of_interleaved([work(texts, True), work(texts, False)])
+    strict, default = best_of_interleaved([work(texts, True), work(texts, False)], rounds=7)
     benchmark.extra_info["ratio"] = round(strict / default, 3)
     benchmark.extra_info["strict ms"] = round(strict * 1e3, 2)
     benchmark.extra_info["default ms"] = round(default * 1e3, 2)
@@ -90,7 +78,8 @@ def test_refused_rows_ratio(benchmark):  # type: ignore[no-untyped-def]
         [
             lambda: Epin.tokenize_many(REFUSED[True], errors="mark", strict=True),
             lambda: Epin.tokenize_many(REFUSED[False], errors="mark"),
-        ]
+        ],
+        rounds=7,
     )
     benchmark.extra_info["ratio"] = round(strict / default, 3)
     benchmark.pedantic(
@@ -106,7 +95,7 @@ TEXT = "".join(COLUMN[:30_000])  # one text of 1.9 MB: tokenize's items
 def test_tokenize_one_text_ratio(benchmark):  # type: ignore[no-untyped-def]
     benchmark.group = "tokenize, one text of 30,000 placements: strict / default (extra_info)"
     strict, default = best_of_interleaved(
-        [lambda: Epin.tokenize(TEXT, strict=True), lambda: Epin.tokenize(TEXT)]
+        [lambda: Epin.tokenize(TEXT, strict=True), lambda: Epin.tokenize(TEXT)], rounds=7
     )
     benchmark.extra_info["ratio"] = round(strict / default, 3)
     benchmark.pedantic(lambda: Epin.tokenize(TEXT, strict=True), rounds=1, iterations=1)

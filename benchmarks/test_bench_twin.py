@@ -17,10 +17,10 @@ obvious code.  ``test_twin_list_ratio`` times both sides interleaved in this pro
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 import pytest
+from _timing import best_of_interleaved
 
 from sashite_epin import Epin, Pin, _core_py
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, distinct, realistic, uniform
@@ -58,26 +58,11 @@ def test_twin_list(benchmark, corpus, side):  # type: ignore[no-untyped-def]
     benchmark(twin(tokens, epin) if side == "twin" else obvious(tokens, table))
 
 
-def best_of_interleaved(works: list[Callable[[], object]], rounds: int = 7) -> list[float]:
-    """Each work's best time over rounds, the works taking turns in every round, each
-    result freed before the next starts.  The process's CPU time, not the wall clock:
-    on a machine other processes keep busy, the wall clock also counts the time this
-    one waited for a CPU, which varied by 1.5x between rounds here."""
-    best = [float("inf")] * len(works)
-    for _ in range(rounds):
-        for k, work in enumerate(works):
-            start = time.process_time()
-            result = work()
-            best[k] = min(best[k], time.process_time() - start)
-            del result
-    return best
-
-
 @pytest.mark.parametrize("corpus", LISTS)
 def test_twin_list_ratio(benchmark, corpus):  # type: ignore[no-untyped-def]
     tokens, epin, table = LISTS[corpus]
     benchmark.group = "twin: list of str, ratio to [table[t] for t in items] (extra_info)"
-    ours, theirs = best_of_interleaved([twin(tokens, epin), obvious(tokens, table)])
+    ours, theirs = best_of_interleaved([twin(tokens, epin), obvious(tokens, table)], rounds=7)
     benchmark.extra_info["ratio"] = round(ours / theirs, 3)
     benchmark.extra_info["twin ms"] = round(ours * 1e3, 2)
     benchmark.extra_info["baseline ms"] = round(theirs * 1e3, 2)
@@ -197,6 +182,6 @@ def test_twin_list_floor(benchmark, corpus):  # type: ignore[no-untyped-def]
             for at in range(0, len(snapshot), STEP_ITEMS)
         )
 
-    road, base = best_of_interleaved([dict_road, obvious(tokens, TABLE)])
+    road, base = best_of_interleaved([dict_road, obvious(tokens, TABLE)], rounds=7)
     benchmark.extra_info["dict road, no type check: ratio"] = round(road / base, 3)
     benchmark.pedantic(dict_road, rounds=1, iterations=1)
