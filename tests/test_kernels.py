@@ -518,6 +518,15 @@ def test_rows_near_miss_at_every_offset_around_the_block_edges(
                 column.append((pattern * 64)[:lead] + miss + "-r^+P'" * (lead % 3))
                 column.append("K" * (lead % 5))
             columns.append(column)
+    # many short rows to a block, some refused: the block a kernel refuses gives the
+    # rows and tokens before its first refused byte, whichever row that byte is in
+    for lead in range(0, 70, 3):
+        column = ["K" * lead]
+        for i in range(200):
+            column.append(("+K^'", "k", "-q^", "R'")[i % 4] * (1 + i % 3))
+            if i % 7 == lead % 7:
+                column.append(misses[(i + lead) % len(misses)] + "p" * (i % 2))
+        columns.append(column)
     # one refused row in an otherwise valid column, at every offset of its first blocks
     for at in range(0, 140):
         placements = "".join(PLACEMENTS)

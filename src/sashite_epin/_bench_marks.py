@@ -86,9 +86,12 @@ def marked_rows(tokens: list[str]) -> list[Row]:
 
 
 def tokenize_many_rows(placements: list[str]) -> list[Row]:
-    """Placements half missing, and half refused (each at its end), beside all valid."""
+    """Placements half missing, and half refused (at their end, in their middle, at
+    their start), beside all valid."""
     missing = [None if i % 2 else p for i, p in enumerate(placements)]
     refused = [p + "^^" if i % 2 else p for i, p in enumerate(placements)]
+    middle = [p[:30] + "^^" + p[30:] if i % 2 else p for i, p in enumerate(placements)]
+    start = ["++" + p if i % 2 else p for i, p in enumerate(placements)]
 
     def rows_of(texts: object) -> Callable[[], object]:
         return functools.partial(Epin.tokenize_many, texts, errors="mark")
@@ -97,6 +100,10 @@ def tokenize_many_rows(placements: list[str]) -> list[Row]:
         ("tokenize_many, half the rows missing", rows_of(missing), "all valid",
          rows_of(placements)),
         ("tokenize_many, half the rows refused", rows_of(refused), "all valid",
+         rows_of(placements)),
+        ("tokenize_many, half the rows refused in their middle", rows_of(middle),
+         "all valid", rows_of(placements)),
+        ("tokenize_many, half the rows refused at their start", rows_of(start), "all valid",
          rows_of(placements)),
     ]  # fmt: skip
 

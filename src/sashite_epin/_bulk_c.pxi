@@ -40,6 +40,7 @@ cdef extern from "_split.h" nogil:
     uint64_t load64_le "sashite_load64_le"(const unsigned char* p)
     uint64_t sep_bits_swar "sashite_sep_bits_swar"(uint64_t w)
     int ctz64 "sashite_ctz64"(uint64_t x)
+    int top64 "sashite_top64"(uint64_t x)
     int popcount64 "sashite_popcount64"(uint64_t x)
     int64_t count_newlines "sashite_count_newlines"(const unsigned char* p, int64_t n)
     int64_t next_line_fault "sashite_next_line_fault"(const unsigned char* p, int64_t n,

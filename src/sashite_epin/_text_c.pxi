@@ -53,11 +53,20 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
     classes is checked with bit operations, so no token waits on the previous one's
     length.  The masks only accept what the greedy scan accepts (a '^' right after a
     letter, a "'" right after a letter or an accepted '^', a modifier right before a
-    letter); a block where any of that fails, and the rest of the text, go through
-    the greedy scan itself, which finds the first failure and its reason.  A SIMD
-    kernel (_kernels.h, the one parse_many reads bytes with) takes the whole blocks it
-    can first, decoding each token from its letter's record index; this loop reads
-    on from where it stopped."""
+    letter); in a block where any of that fails, the rest of the text from the token
+    that may hold the first failing byte goes through the greedy scan itself, which
+    finds the first failure and its reason.  A SIMD kernel (_kernels.h, the one
+    parse_many reads bytes with) takes the whole blocks it can first, decoding each
+    token from its letter's record index; this loop reads on from where it stopped."""
+    return scan_tokens(p, n, epin, codes, starts, room, stop, reason, True)
+
+
+cdef inline Py_ssize_t scan_tokens(const unsigned char* p, Py_ssize_t n, bint epin,
+                                   unsigned short* codes, Py_ssize_t* starts, Py_ssize_t room,
+                                   Py_ssize_t* stop, int* reason, bint blocks) noexcept nogil:
+    """scan_many; blocks: whether the SIMD kernel reads first (not where tokenize_many's
+    rows kernel just stopped in a block it refuses, which that kernel would refuse at
+    once, for the set-up of a call)."""
     cdef Py_ssize_t k = 0, b = 0, resume = 0, at, t
     cdef unsigned char tail[64 + LOOKAHEAD]
     cdef const unsigned char* q
@@ -66,7 +75,7 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
     cdef int modified, terminal, derived, code
     cdef unsigned char kind
     reason[0] = 0
-    if scan_blocks != NULL:  # a SIMD kernel takes the whole blocks it can first
+    if scan_blocks != NULL and blocks:  # a SIMD kernel takes the whole blocks it can first
         k = scan_blocks(p, n, epin, code_of_index, codes, starts, room, &b, &resume)
         if b > 0:  # the classes of the byte before block b
             kind = byte_class[p[b - 1]]
@@ -87,9 +96,15 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
         bad = ((carets & ~before_letter)
                | (apostrophes & ~(before_letter | (carets << 1) | carry_caret))
                | (modifiers & ~((letters >> 1) | (next_letter << 63))))
-        if bad:
-            break
         token_starts = modifiers | (letters & ~((modifiers << 1) | carry_modifier))
+        if bad:
+            # The tokens before the one that may hold the first bad byte are read here:
+            # each lies wholly before it, where the masks are exact.  The greedy scan
+            # then starts at that token (a refused row's failure costs its token, not
+            # the tokens of the block before it, one at a time).
+            token_starts &= (bad & (~bad + 1)) - 1
+            if token_starts:
+                token_starts ^= <uint64_t>1 << top64(token_starts)
         while token_starts:
             if k == room:
                 stop[0] = resume
@@ -115,6 +130,8 @@ cdef Py_ssize_t scan_many(const unsigned char* p, Py_ssize_t n, bint epin,
             starts[k] = b + at
             k += 1
             resume = b + t + 1 + terminal + derived
+        if bad:
+            break
         carry_letter, carry_caret, carry_modifier = letters >> 63, carets >> 63, modifiers >> 63
         b += 64
     else:
@@ -540,10 +557,12 @@ cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t use
     cdef int64_t next_row, row_at
     cdef const unsigned char* p = g.text + pos
     cdef Py_ssize_t n = used - pos
+    cdef bint blocks = True
     if rows_blocks != NULL and not greedy:
         k = rows_blocks(g.text, used, pos, epin, records_by_index, g.row_start, &row,
                         row_offsets, g.records, g.offsets, k, &resume)
         base = resume - pos
+        blocks = False  # it stopped in a block it refuses, or where no block is left
     next_row, row_at = g.row_start[row + 1], g.row_start[row]
     reason[0] = 0
     while True:
@@ -551,8 +570,9 @@ cdef Py_ssize_t scan_rows(Grown* g, Py_ssize_t k, Py_ssize_t pos, Py_ssize_t use
             found = greedy_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, 0, 0,
                                 &at, reason)
         else:
-            found = scan_many(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,
-                              reason)
+            found = scan_tokens(p + base, n - base, epin, g.codes, g.starts, ROWS_BATCH, &at,
+                                reason, blocks)
+            blocks = True
         for j in range(found):
             memcpy(g.records + 5 * (k + j), record_of[g.codes[j]], 8)
             s = pos + base + g.starts[j]  # in the piece

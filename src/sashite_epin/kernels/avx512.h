@@ -354,12 +354,13 @@ SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
  * one byte per token, and writes eight tokens a gather and a store.
  *
  * Starts at pos (0 or a row's start: p[pos - 1], if any, is no token's byte; *row is
- * the row holding pos) and stops before the first block the grammar refuses (the checks
- * of scan.h) or the last 72 bytes of p[0..n-1].  Returns the new k; *row is then the
- * row holding the last byte taken, row_offsets set for the rows up to it, and
- * *resume_at the end of the last token written (pos if none): scan_many goes on from
- * there.  Room for a token per byte of p[pos..n-1] from k, and 64 more, is the
- * caller's. */
+ * the row holding pos) and stops before the last 72 bytes of p[0..n-1], or in the first
+ * block the grammar refuses (the checks of scan.h) once it took that block's tokens
+ * but the one that may hold the first refused byte (a refused row costs scan_many one
+ * token, not a block of them).  Returns the new k; *row is then the row holding the
+ * last byte taken, row_offsets set for the rows up to it, and *resume_at the end of
+ * the last token written (pos if none): scan_many goes on from there.  Room for a
+ * token per byte of p[pos..n-1] from k, and 64 more, is the caller's. */
 SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
     const unsigned char *p, Py_ssize_t n, Py_ssize_t pos, int epin, const uint64_t *records,
     const int64_t *row_start, Py_ssize_t *row, int64_t *row_offsets, unsigned char *out,
@@ -389,7 +390,9 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
         const unsigned char *q = sashite_text_block(p, b, pad);
         __m512i v, prev, next, after, flags, d, letters_c, flags_c, base;
         __mmask64 letter, caret, apostrophe, modifier, terminal, derived, modified;
-        Py_ssize_t count, t;
+        Py_ssize_t count, t, stop = 64;
+        uint64_t refused;
+        int top;
         v = _mm512_loadu_si512((const void *)q);
         prev = _mm512_loadu_si512((const void *)(q - 1));
         next = _mm512_loadu_si512((const void *)(q + 1));
@@ -399,9 +402,20 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
         caret = _mm512_cmpeq_epi8_mask(v, k512.caret);
         apostrophe = _mm512_cmpeq_epi8_mask(v, k512.apos) & epin_mask;
         modifier = _mm512_cmpeq_epi8_mask(v, k512.plus) | _mm512_cmpeq_epi8_mask(v, k512.minus);
-        if (sashite_text_refused(letter, caret, apostrophe, modifier, was_letter, was_caret,
-                                 q[64]))
-            break;
+        refused = sashite_text_refused(letter, caret, apostrophe, modifier, was_letter,
+                                       was_caret, q[64]);
+        if (refused) { /* the tokens wholly before the first refused byte, then stop */
+            uint64_t kept = (uint64_t)letter & ((refused & (0 - refused)) - 1);
+            if (!kept)
+                break;
+            top = sashite_top64(kept);
+            kept ^= UINT64_C(1) << top;
+            if (!kept)
+                break;
+            /* the start of the token left to scan_many: its letter, or a modifier */
+            stop = top - (top > 0 && ((uint64_t)modifier >> (top - 1) & 1));
+            letter = (__mmask64)kept;
+        }
         /* each letter's flags, as the AVX-512 decode block reads them */
         terminal = _mm512_cmpeq_epi8_mask(next, k512.caret);
         derived = (_mm512_cmpeq_epi8_mask(next, k512.apos)
@@ -416,7 +430,7 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
          * start (its row began in an earlier block); one less for a modifier */
         d = before_row;
         base = _mm512_set1_epi64(b - row_at - 1);
-        while (next_row < b + 64) {
+        while (next_row < b + stop) {
             int s = (int)(next_row - b);
             __mmask64 from = (__mmask64)(~UINT64_C(0) << s);
             d = _mm512_mask_sub_epi8(d, from, iota, _mm512_set1_epi8((char)s));
@@ -446,10 +460,12 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
             m = 0;
         }
         if (letter) { /* the end of the block's last token */
-            int top = sashite_top64((uint64_t)letter);
+            top = sashite_top64((uint64_t)letter);
             resume = b + top + 1 + (Py_ssize_t)(((uint64_t)terminal >> top) & 1)
                      + (Py_ssize_t)(((uint64_t)derived >> top) & 1);
         }
+        if (refused)
+            break;
         was_letter = (uint64_t)letter >> 63, was_caret = (uint64_t)caret >> 63;
         b += 64;
     }

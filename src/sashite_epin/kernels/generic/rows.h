@@ -13,8 +13,9 @@
  * letters are taken a row at a time, each row's from its own start.
  *
  * Starts at pos (0 or a row's start: p[pos - 1], if any, is no token's byte; *row is
- * the row holding pos) and stops before the first block the grammar refuses (scan.h's
- * checks) or the last 72 bytes of p[0..n-1].  Returns the new k; *row is then the row
+ * the row holding pos) and stops before the last 72 bytes of p[0..n-1], or in the first
+ * block the grammar refuses (scan.h's checks) once it took that block's tokens but the
+ * one that may hold the first refused byte.  Returns the new k; *row is then the row
  * holding the last byte taken, row_offsets set for the rows up to it, and *resume_at
  * the end of the last token written (pos if none): scan_many goes on from there.  Room
  * for a token per byte of p[pos..n-1] from k, and 64 more, is the caller's. */
@@ -32,16 +33,29 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_rows)(
     unsigned keep = epin ? 0xFFFFu : 0xFFFFu & ~(SASHITE_FLAG_DERIVED << 8);
     while (n - b >= 64 + 8) {
         const unsigned char *q = sashite_text_block(p, b, pad);
-        uint64_t letters, part;
+        uint64_t letters, part, refused;
+        Py_ssize_t stop = 64;
         SASHITE_BLOCK(q, &c, index);
         if (!epin)
             c.apostrophe = 0;
-        if (sashite_text_refused(c.letter, c.caret, c.apostrophe, c.modifier, was_letter,
-                                 was_caret, q[64]))
-            break;
+        refused = sashite_text_refused(c.letter, c.caret, c.apostrophe, c.modifier, was_letter,
+                                       was_caret, q[64]);
         letters = c.letter;
+        if (refused) { /* the tokens wholly before the first refused byte, then stop */
+            int top;
+            letters &= (refused & (0 - refused)) - 1;
+            if (!letters)
+                break;
+            top = sashite_top64(letters);
+            letters ^= UINT64_C(1) << top;
+            if (!letters)
+                break;
+            /* the start of the token left to scan_many: its letter, or a modifier */
+            stop = top - ((index[top] >> 8 & (SASHITE_FLAG_PLUS | SASHITE_FLAG_MINUS)) != 0);
+            c.letter = letters; /* the tokens taken, for resume below */
+        }
         for (;;) { /* the letters of one row: all that are left, or those before the next */
-            int last = next_row >= b + 64;
+            int last = next_row >= b + stop;
             Py_ssize_t from = b - row_at;
             part = last ? letters : letters & ((UINT64_C(1) << (next_row - b)) - 1);
             letters &= ~part;
@@ -65,6 +79,8 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_rows)(
             resume = b + t + 1 + (i >> 8 & SASHITE_FLAG_TERMINAL ? 1 : 0)
                      + (i >> 8 & SASHITE_FLAG_DERIVED ? 1 : 0);
         }
+        if (refused)
+            break;
         was_letter = c.letter >> 63, was_caret = c.caret >> 63;
         b += 64;
     }
