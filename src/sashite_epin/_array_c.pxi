@@ -888,21 +888,38 @@ cdef inline bint memcmp5(const unsigned char* a, const unsigned char* b) noexcep
 
 
 cdef TokenArray concatenate(list parts, bint epin):
-    """One TokenArray of the parts' entries in order (their marks shifted with them)."""
-    cdef Py_ssize_t total = 0, at = 0
+    """One TokenArray of the parts' entries in order (their marks shifted with them,
+    kept as columns where the parts' are: an iterable read a chunk at a time, half of
+    it marked, makes no object per mark here)."""
+    cdef Py_ssize_t total = 0, at = 0, marks = 0, n, i, k = 0
     cdef TokenArray part, result
+    cdef bytes data
+    cdef int64_t* indices
+    cdef const int64_t* shifted
     for part in parts:
         total += part.count
+        marks += len(part._invalid)
     result = new_token_array(total, epin)
-    marked = []
+    if marks:
+        data = PyBytes_FromStringAndSize(NULL, 8 * marks)
+        indices = <int64_t*>PyBytes_AS_STRING(data)  # new: ours alone
+    rejected = []
     for part in parts:
         memcpy(result.records + 5 * at, part.records, 5 * part.count)
-        if len(part._invalid):
-            marked.extend([at + i for i in part._invalid])
-            result._rejected.extend(part._rejected)
+        n = len(part._invalid)
+        if n:
+            invalid = part._invalid
+            if type(invalid) is not array_type:  # an array('q') where the core made it
+                invalid = new_array("q", invalid)
+            shifted = <const int64_t*>array_address(invalid)
+            for i in range(n):
+                indices[k + i] = shifted[i] + at
+            k += n
+            rejected.append(part._rejected)
         at += part.count
-    if marked:
-        result._invalid = new_array("q", marked)
+    if marks:
+        result._invalid = array_of_bytes("q", data)
+        result._rejected = _marks.joined(rejected)
     result._labels = _marks.joined_labels([part._labels for part in parts])
     return result
 

@@ -376,3 +376,14 @@ def checked_layout(layout: object, count: int) -> Any:
     ):
         raise ValueError("layout does not describe these entries")
     return (offsets, row_offsets, missing, labels)
+
+
+def joined(parts: list[Any]) -> Any:
+    """The rejected entries of results concatenated in order: one MarkedObjects where
+    every part's is one (their columns joined, no entry made), else a list."""
+    if all(type(part) is MarkedObjects for part in parts):
+        objects: list[object] = []
+        for part in parts:
+            objects += part._objects
+        return MarkedObjects(objects, b"".join(part._reasons for part in parts))
+    return [entry for part in parts for entry in part]

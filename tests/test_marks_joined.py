@@ -1,0 +1,88 @@
+"""Marks of results made of parts: an iterable read a chunk at a time (16,384 items a
+chunk) and ``a + b``.  Their marked entries stay columns where the parts' are, and
+every error is what the twin says of the whole input read at once: token, reason,
+index, offset, line."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from types import ModuleType
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import CORES
+
+from sashite_epin import _core_py
+
+CHUNK = 16_384
+VALID = ["K", "+k^'", "-p", "S^", "r'", "+B", "k^"]
+INVALID = ["K^^", "+", "KQ", "", "k'^", "--p", "Q''", "x1", "\u212a", "K" * 20]
+
+
+class Token(str):
+    """A str subclass: read by its characters."""
+
+
+def entries(length: int, marked: set[int], seed: int = 5) -> list[object]:
+    rng = random.Random(seed)
+    out: list[object] = []
+    for i in range(length):
+        if i in marked:
+            out.append(rng.choice([None, float("nan"), *INVALID]))
+        else:
+            out.append(Token(VALID[i % 7]) if i % 11 == 0 else VALID[i % 7])
+    return out
+
+
+def outcome(result: object) -> object:
+    errors = [(e.token if e.token == e.token else "nan", e.reason, e.index, e.position, e.line)
+              for e in result.errors()]  # type: ignore[attr-defined]  # fmt: skip
+    return (np.asarray(result).tobytes(), list(result.invalid),  # type: ignore[attr-defined]
+            errors, bytes(result.reason_codes()))  # type: ignore[attr-defined]  # fmt: skip
+
+
+COLUMNS = [
+    entries(3 * CHUNK + 5, {0, CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 4}),
+    entries(2 * CHUNK + 7, set(range(0, 2 * CHUNK + 7, 2))),
+    entries(CHUNK + 1, {CHUNK}),
+    entries(CHUNK, set()),
+    entries(40_000, set(range(40_000))),
+]
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+@pytest.mark.parametrize("shape", ["iterator", "generator", "map"])
+def test_an_iterable_gives_what_its_list_gives(core: ModuleType, shape: str) -> None:
+    for column in COLUMNS:
+        make = {
+            "iterator": lambda c=column: iter(c),
+            "generator": lambda c=column: (e for e in c),
+            "map": lambda c=column: map(lambda e: e, c),
+        }[shape]
+        for epin in (True, False):
+            want = outcome(_core_py.parse_many(list(column), epin, "mark"))
+            got = core.parse_many(make(), epin, "mark")
+            assert outcome(got) == want
+            # the marks survive a pickle and a selection the same way
+            assert outcome(pickle.loads(pickle.dumps(got))) == want
+            assert outcome(got[::3]) == outcome(_core_py.parse_many(column[::3], epin, "mark"))
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_a_sum_of_results_keeps_every_mark(core: ModuleType) -> None:
+    column = entries(5000, {i for i in range(5000) if i % 3 == 0})
+    texts = [e if isinstance(e, str) else None for e in column]
+    parts = [
+        core.parse_many(column[:1000], True, "mark"),  # objects
+        core.parse_many(pa.array(texts[1000:3000], pa.string()), True, "mark"),  # texts
+        core.parse_many(column[3000:], True, "mark"),
+        core.parse_many([], True, "mark"),
+    ]
+    whole = parts[0] + parts[1] + parts[2] + parts[3]
+    want = _core_py.parse_many(column[:1000] + texts[1000:3000] + column[3000:], True, "mark")
+    assert outcome(whole) == outcome(want)
+    objects = parts[0] + parts[2]
+    assert outcome(objects) == outcome(
+        _core_py.parse_many(column[:1000] + column[3000:], True, "mark"))  # fmt: skip
