@@ -206,18 +206,6 @@ cdef void mark_list_free(MarkList* lst) noexcept nogil:
     lst.items = NULL
 
 
-cdef void set_marks(TokenArray result, MarkList* lst, object rejected):
-    """The marked entries of a result: their indices, and for each the rejected entry
-    (token, reason number, byte offset or None, line or None) a reader made of it."""
-    cdef bytes data = PyBytes_FromStringAndSize(NULL, 8 * lst.count)
-    cdef int64_t* indices = <int64_t*>PyBytes_AS_STRING(data)  # new: no one else sees it
-    cdef Py_ssize_t i
-    for i in range(lst.count):
-        indices[i] = lst.items[i].index
-    result._invalid = array_of_bytes("q", data)
-    result._rejected = rejected
-
-
 cdef extern from "Python.h":
     object PyMemoryView_FromMemory(char* mem, Py_ssize_t size, int flags)
     int PyBUF_READ
@@ -894,7 +882,7 @@ cdef TokenArray concatenate(list parts, bint epin):
     cdef Py_ssize_t total = 0, at = 0, marks = 0, n, i, k = 0
     cdef TokenArray part, result
     cdef bytes data
-    cdef int64_t* indices
+    cdef int64_t* indices = NULL
     cdef const int64_t* shifted
     for part in parts:
         total += part.count

@@ -50,6 +50,9 @@ def kinds(entries: Sequence[str | None]) -> Iterator[tuple[str, object]]:
     if not missing:
         yield "numpy U4", numpy.array(entries, dtype="U4")
         yield "numpy S4", numpy.array([e.encode() for e in entries], dtype="S4")  # type: ignore[union-attr]
+    string_dtype = getattr(getattr(numpy, "dtypes", None), "StringDType", None)
+    if string_dtype is not None:
+        yield "numpy StringDType", numpy.array(entries, dtype=string_dtype(na_object=None))
     try:
         import pyarrow
     except ImportError:
@@ -68,6 +71,14 @@ def kinds(entries: Sequence[str | None]) -> Iterator[tuple[str, object]]:
     except ImportError:
         return
     yield "pandas str Series", pandas.Series(entries, dtype="str")
+    yield "pandas object Series", pandas.Series(entries, dtype=object)
+    yield "pandas string[python] Series", pandas.Series(entries, dtype="string[python]")
+    yield "pandas string[pyarrow] Series", pandas.Series(entries, dtype="string[pyarrow]")
+    yield (
+        "pandas large_string[pyarrow] Series",
+        pandas.Series(entries, dtype=pandas.ArrowDtype(pyarrow.large_string())),
+    )
+    yield "pandas category Series", pandas.Series(entries, dtype="category")
 
 
 def marked_rows(tokens: list[str]) -> list[Row]:
@@ -82,7 +93,14 @@ def marked_rows(tokens: list[str]) -> list[Row]:
     for label, entries in dirty:
         for kind, values in kinds(entries):
             rows.append((f"{label}, {kind} -> result", parse(values), "clean", parse(clean[kind])))
+        # an iterator is read once: a new one each call, over the list
+        rows.append((f"{label}, iterator -> result", _parse_iterator(entries), "clean",
+                     _parse_iterator(tokens)))  # fmt: skip
     return rows
+
+
+def _parse_iterator(entries: Sequence[str | None]) -> Callable[[], object]:
+    return lambda: Epin.parse_many(iter(entries), errors="mark")
 
 
 def tokenize_many_rows(placements: list[str]) -> list[Row]:

@@ -77,6 +77,10 @@ cdef extern from "_fixed.h" nogil:
         int kernel, int wide, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         Py_ssize_t w, unsigned char* out, const uint64_t* records, int epin,
         Py_ssize_t* marks, Py_ssize_t* m)
+    Py_ssize_t strings_lanes_marking "sashite_strings_lanes_marking"(
+        int kernel, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
+        unsigned char* out, const uint64_t* records, int epin, Py_ssize_t* marks,
+        Py_ssize_t* m)
     Py_ssize_t strings_lanes "sashite_strings_lanes"(
         int kernel, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         unsigned char* out, const uint64_t* records, int epin)
@@ -1269,25 +1273,48 @@ cdef object rejected_elements(const unsigned char* base, Py_ssize_t stride,
 # numpy that lays it out otherwise is read through object arrays.
 
 DEF SHORT_STRING = 0x60
+# What else the layout check finds numpy writes in place (string_dtype_layout): the
+# empty string as 16 zero bytes, and the dtype's missing value (when it has one that is
+# a missing value: None, NaN, pandas.NA) as 15 zero bytes and the flag 0x80.
+DEF LAYOUT_INLINE = 1
+DEF LAYOUT_EMPTY = 2
+DEF LAYOUT_MISSING = 4
+DEF MISSING_STRING = 0x80
 
 
-cdef bint inline_short_strings(object dtype) except -1:
-    """Whether dtype's arrays hold short strings inline as described above."""
+cdef int string_dtype_layout(object dtype) except -1:
+    """Which of the layouts above dtype's arrays have (0: read them through object
+    arrays)."""
     numpy = _sys.modules["numpy"]
-    probe = numpy.array(["K", "+k^'", "K" * 16], dtype=dtype)
+    na = getattr(dtype, "na_object", _NO_NA)
+    missing = na is not _NO_NA and _inputs.is_missing(na)
+    probe = numpy.array(["K", "+k^'", "K" * 16, "", *([na] if missing else [])], dtype=dtype)
     if probe.strides[0] != 16:
-        return False
+        return 0
     cdef const unsigned char* p = <const unsigned char*><size_t>probe.__array_interface__["data"][0]
-    cdef bytes raw = <bytes>p[:48]
-    return (raw[:16] == b"K" + bytes(14) + bytes([SHORT_STRING | 1])
+    cdef bytes raw = <bytes>p[:16 * len(probe)]
+    cdef int layout = 0
+    if (raw[:16] == b"K" + bytes(14) + bytes([SHORT_STRING | 1])
             and raw[16:32] == b"+k^'" + bytes(11) + bytes([SHORT_STRING | 4])
-            and raw[47] & 0xF0 != SHORT_STRING)
+            and raw[47] & 0xF0 != SHORT_STRING):
+        layout = LAYOUT_INLINE
+        if raw[48:64] == bytes(16):
+            layout |= LAYOUT_EMPTY
+        if missing and raw[64:80] == bytes(15) + bytes([MISSING_STRING]):
+            layout |= LAYOUT_MISSING
+    return layout
 
 
-cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e) noexcept nogil:
-    """The size of an element's inline ASCII string; -1 for any other element."""
+cdef object _NO_NA = object()
+
+
+cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e, int layout) noexcept nogil:
+    """The size of an element's inline ASCII string (the empty string's 0 where its
+    layout is known); -1 for any other element."""
     cdef Py_ssize_t n, i
     if e[15] & 0xF0 != SHORT_STRING:
+        if layout & LAYOUT_EMPTY and e[15] == 0 and is_zero(e, 15):
+            return 0
         return -1
     n = e[15] & 0x0F
     for i in range(n):
@@ -1296,29 +1323,83 @@ cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e) noexcept nogil:
     return n
 
 
+cdef inline bint is_zero(const unsigned char* e, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if e[i]:
+            return False
+    return True
+
+
+cdef inline bint is_missing_string(const unsigned char* e, int layout) noexcept nogil:
+    return layout & LAYOUT_MISSING and e[15] == MISSING_STRING and is_zero(e, 15)
+
+
 cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t count,
-                      bint epin, bint mark, unsigned char* out, Py_ssize_t* at,
-                      MarkList* marked, Failure* failure) noexcept nogil:
+                      bint epin, bint mark, int layout, unsigned char* out, Py_ssize_t* at,
+                      FixedMarks* marked, Py_ssize_t* refused,
+                      Failure* failure) noexcept nogil:
     """Elements at[0].. of a StringDType array into out while they are inline ASCII
-    strings; at[0] ends at the first that is not (status 2: its object is needed) or at
-    count (0).  1 an error under errors="raise", -1 no memory."""
-    cdef Py_ssize_t k = at[0], upto, n
+    strings (or, under mark, missing ones); at[0] ends at the first that is not (status
+    2: its object is needed) or at count (0).  1 an error under errors="raise".  Under
+    mark the lanes read past elements that are no token (refused: room for a piece of
+    positions), the exact code reads only those after; a marked element's index and
+    reason go to marked (room for every element), its text is found again from it."""
+    cdef Py_ssize_t k = at[0], upto, n, m, q, j
     cdef const unsigned char* e
     cdef int code
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel) and stride == 16
+    cdef uint64_t low, high
+    cdef uint64_t seen_low[256]
+    cdef uint64_t seen_high[256]
+    cdef int seen_code[256]
+    cdef unsigned char seen_set[256]
+    memset(seen_set, 0, sizeof(seen_set))
     while k < count:
         upto = count
-        if simd:
+        if simd and refused != NULL:
+            m = 0
+            k = strings_lanes_marking(kernel, base, k, count, out, records_by_index, epin,
+                                      refused, &m)
+            for q in range(m):
+                e = base + refused[q] * stride
+                n = inline_ascii_size(e, layout)
+                if n >= 0:  # a typo: typos repeat, their reasons kept by their 16 bytes
+                    memcpy(&low, e, 8)
+                    memcpy(&high, e + 8, 8)
+                    j = <Py_ssize_t>(((low ^ high * <uint64_t>0xC2B2AE3D27D4EB4F)
+                                      * <uint64_t>0x9E3779B97F4A7C15) >> 56)
+                    if seen_set[j] and seen_low[j] == low and seen_high[j] == high:
+                        code = seen_code[j]
+                    else:
+                        code = scan_token(e, n, epin)
+                        seen_set[j], seen_low[j], seen_high[j], seen_code[j] = 1, low, high, code
+                elif is_missing_string(e, layout):
+                    code = -R_MISSING
+                else:  # its object is needed: the lanes' later marks are read again
+                    at[0] = refused[q]
+                    return 2
+                if code >= 0:
+                    memcpy(out + 5 * refused[q], record_of[code], 5)  # the next is written
+                else:
+                    marked.index[marked.count] = refused[q]
+                    marked.reason[marked.count] = <unsigned char>-code
+                    marked.count += 1
+            upto = min(k + 8, count)
+        elif simd:
             k = strings_lanes(kernel, base, k, count, out, records_by_index, epin)
             upto = min(k + 8, count)
         while k < upto:
             e = base + k * stride
-            n = inline_ascii_size(e)
-            if n < 0:
+            n = inline_ascii_size(e, layout)
+            if n >= 0:
+                code = scan_token(e, n, epin)
+            elif mark and is_missing_string(e, layout):
+                code = -R_MISSING
+            else:
                 at[0] = k
                 return 2
-            code = scan_token(e, n, epin)
             if code >= 0:
                 memcpy(out + 5 * k, record_of[code], 8)
             elif not mark:
@@ -1327,8 +1408,9 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 return 1
             else:
                 memset(out + 5 * k, 0, 5)
-                if mark_add(marked, k, k, n, -code) < 0:
-                    return -1
+                marked.index[marked.count] = k
+                marked.reason[marked.count] = <unsigned char>-code
+                marked.count += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
             k += 1
@@ -1337,18 +1419,20 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
 
 
 cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
-    cdef Py_ssize_t count, stride, k = 0, i, stop
+    cdef Py_ssize_t count, stride, k = 0, stop, i
     cdef const unsigned char* base
     cdef TokenArray result, single
-    cdef MarkList marked = MarkList(NULL, 0, 0)
+    cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
+    cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
     cdef Failure failure
-    cdef int status = 0
+    cdef int status = 0, layout
     cdef PyObject* item
     cdef dict taken = {}  # index -> the rejected entry of an element read as an object
     if array.ndim != 1:
         raise ValueError(f"parse_many needs a 1-dimensional array, not {array.ndim}-dimensional")
     count = len(array)
-    if count == 0 or not inline_short_strings(array.dtype):
+    layout = string_dtype_layout(array.dtype) if count else 0
+    if not layout & LAYOUT_INLINE:
         return concatenate([
             parse_objects_at(array[i:i + STRING_DTYPE_CHUNK].astype(object), i, epin, mark)
             for i in range(0, count, STRING_DTYPE_CHUNK)], epin)
@@ -1357,17 +1441,25 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
+        if mark:  # room for every element to be marked, 9 bytes each (see scan_fixed)
+            marked.index = <int64_t*>records_alloc(9 * count + 64)
+            if marked.index == NULL:
+                raise MemoryError()
+            marked.reason = <unsigned char*>(marked.index + count)
+            if kernel_lanes(bytes_kernel_id) and stride == 16:
+                refused = <Py_ssize_t*>records_alloc(
+                    sizeof(Py_ssize_t) * min(count, piece_entries()) + 64)
+                if refused == NULL:
+                    raise MemoryError()
         while k < count:
             # A piece at a time (the elements up to stop read as if the array ended
             # there), pending signals checked between: Ctrl-C stops a long array.
             stop = min(count, k + piece_entries())
             with nogil:
-                status = scan_strings(base, stride, stop, epin, mark, result.records, &k,
-                                      &marked, &failure)
+                status = scan_strings(base, stride, stop, epin, mark, layout, result.records,
+                                      &k, &marked, refused, &failure)
             if status == 0 and k < count:
                 PyErr_CheckSignals()
-            if status < 0:
-                raise MemoryError()
             if status == 1:
                 raise _ParseError(
                     (<bytes>(base + failure.index * stride)[:failure.length]).decode("ascii"),
@@ -1380,18 +1472,81 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
                 memcpy(result.records + 5 * k, single.records, 5)
                 if single._rejected:
                     taken[k] = single._rejected[0]
-                    if mark_add(&marked, k, k, 0, single._rejected[0][1]) < 0:
-                        raise MemoryError()
+                    marked.index[marked.count] = k
+                    marked.reason[marked.count] = <unsigned char>single._rejected[0][1]
+                    marked.count += 1
                 k += 1
         if marked.count:
-            set_marks(result, &marked, [
-                taken[m.index] if m.index in taken else
-                ((<bytes>(base + m.index * stride)[:m.length]).decode("ascii"), m.reason,
-                 None, None)
-                for m in marked.items[:marked.count]])
+            result._rejected = rejected_strings(base, stride, &marked, taken,
+                                                getattr(array.dtype, "na_object", None))
+            result._invalid = int64_column(marked.index, marked.count)
     finally:
-        mark_list_free(&marked)
+        records_free(refused)
+        records_free(marked.index)
     return result
+
+
+cdef object rejected_strings(const unsigned char* base, Py_ssize_t stride,
+                             FixedMarks* marked, dict taken, object na):
+    """The marked elements of a StringDType array as columns (_marks.MarkedStrings:
+    their UTF-8 bytes back to back, copied once; a missing one flagged, its token the
+    dtype's missing value); a list of the rejected entries where an element read as an
+    object holds a token that is neither a str nor that value."""
+    cdef Py_ssize_t j, n = marked.count, total = 0, size, index, room = 15 * n + 64
+    cdef const unsigned char* e
+    cdef const char* utf8
+    cdef bytes text
+    cdef unsigned char* texts
+    cdef void* more
+    cdef int64_t* ends
+    cdef bytes nones
+    cdef unsigned char* none
+    cdef bint any_none = False
+    for entry in taken.values():
+        token = (<tuple>entry)[0]
+        if type(token) is not str and token is not na:
+            return [taken[index] if index in taken else entry for index, entry in zip(
+                int64_column(marked.index, n), rejected_strings(base, stride, marked, {}, na))]
+    texts = <unsigned char*>records_alloc(room)
+    ends = <int64_t*>records_alloc(8 * n + 8)
+    nones = PyBytes_FromStringAndSize(NULL, n)
+    none = <unsigned char*>PyBytes_AS_STRING(nones)  # new: ours alone
+    try:
+        if texts == NULL or ends == NULL:
+            raise MemoryError()
+        for j in range(n):
+            index = marked.index[j]
+            none[j] = 0
+            e = base + index * stride
+            if taken and index in taken:
+                token = (<tuple>taken[index])[0]
+                if token is na:
+                    none[j] = any_none = 1
+                else:  # a longer or non-ASCII string, as the export writes it
+                    text = (<str>token).encode("utf-8", "surrogatepass")
+                    size = len(text)
+                    if total + size > room:
+                        room = 2 * room + size
+                        more = records_realloc(texts, room)
+                        if more == NULL:
+                            raise MemoryError()
+                        texts = <unsigned char*>more
+                    memcpy(texts + total, <const char*>text, size)
+                    total += size
+            elif e[15] == MISSING_STRING:
+                none[j] = any_none = 1
+            else:  # inline (or the empty string's zeros): its size in the low nibble
+                size = e[15] & 0x0F if e[15] & 0xF0 == SHORT_STRING else 0
+                memcpy(texts + total, e, size)
+                total += size
+            ends[j] = total
+        return _marks.MarkedStrings(
+            PyBytes_FromStringAndSize(<const char*>texts, total), int64_column(ends, n),
+            PyBytes_FromStringAndSize(<const char*>marked.reason, n), na,
+            nones if any_none else None)
+    finally:
+        records_free(texts)
+        records_free(ends)
 
 
 cdef TokenArray parse_objects_at(object objects, Py_ssize_t first, bint epin, bint mark):

@@ -104,7 +104,8 @@ cdef tuple marked_texts(object rejected):
     bytes object for the last.  A str's UTF-8 is read where CPython keeps it, no object
     made; anything else (bytes, a str with lone surrogates, a missing value) goes
     through _marks.export_text, which says what the export holds for it."""
-    if type(rejected) is _marks.MarkedTexts:  # the columns already, where UTF-8
+    if type(rejected) is _marks.MarkedTexts or type(rejected) is _marks.MarkedStrings:
+        # the columns already, where UTF-8
         columns = rejected.columns()
         if columns is not None:
             return columns

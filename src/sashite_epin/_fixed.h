@@ -101,8 +101,10 @@ static const int8_t sashite_string_picks[4][2][16] = {SASHITE_PICK(0), SASHITE_P
 #undef SASHITE_PICK
 #undef SASHITE_Z
 
+/* The eight elements' words and sizes, and per lane nonzero where the element is not
+ * an inline ASCII string of 1 to 4 bytes without a NUL. */
 SASHITE_AVX2_TARGET
-static inline int sashite_fixed_group_t(const unsigned char *e, __m256i *n, __m256i *x)
+static inline __m256i sashite_fixed_lanes_t(const unsigned char *e, __m256i *n, __m256i *x)
 {
     __m256i words = _mm256_setzero_si256(), flags = _mm256_setzero_si256();
     for (int j = 0; j < 4; j++) {
@@ -136,11 +138,27 @@ static inline int sashite_fixed_group_t(const unsigned char *e, __m256i *n, __m2
     const __m256i nul = _mm256_andnot_si256(
         words, _mm256_sub_epi32(words, _mm256_set1_epi32(0x01010101)));
     bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_and_si256(nul, high), keep));
-    if (!_mm256_testz_si256(bad, bad))
-        return 0;
     *x = words;
     *n = size;
-    return 1;
+    return bad;
+}
+
+SASHITE_AVX2_TARGET
+static inline int sashite_fixed_group_t(const unsigned char *e, __m256i *n, __m256i *x)
+{
+    const __m256i bad = sashite_fixed_lanes_t(e, n, x);
+    return _mm256_testz_si256(bad, bad);
+}
+
+/* Under errors="mark": the same lanes, and bit j set where element j is one the rule
+ * may read (the others are marked, their reason found by the exact code). */
+SASHITE_AVX2_TARGET
+static inline unsigned sashite_fixed_group_t_mark(const unsigned char *e, __m256i *n,
+                                                  __m256i *x)
+{
+    const __m256i bad = sashite_fixed_lanes_t(e, n, x);
+    return (unsigned)_mm256_movemask_ps(
+        _mm256_castsi256_ps(_mm256_cmpeq_epi32(bad, _mm256_setzero_si256())));
 }
 
 /* The readers, one set per x86 kernel (kernels/generic/fixed.h). */
@@ -296,6 +314,28 @@ static inline Py_ssize_t sashite_fixed_lanes_marking(int kernel, int wide,
     case SASHITE_KERNEL_AVX2:
         return (wide ? sashite_fixed_u_marking_avx2 : sashite_fixed_s_marking_avx2)(
             base, i, count, width, out, records, epin, marks, m);
+#endif
+    default:
+        return i;
+    }
+}
+
+/* sashite_strings_lanes under errors="mark" (x86 kernels; i itself under any other):
+ * an element that is not an inline token gets the zero record and its position in
+ * marks[*m ..] (room for count - i more), and the reading goes on. */
+static inline Py_ssize_t sashite_strings_lanes_marking(int kernel, const unsigned char *base,
+                                                       Py_ssize_t i, Py_ssize_t count,
+                                                       unsigned char *out,
+                                                       const uint64_t *records, int epin,
+                                                       Py_ssize_t *marks, Py_ssize_t *m)
+{
+    (void)base, (void)count, (void)out, (void)records, (void)epin, (void)marks, (void)m;
+    switch (kernel) {
+#ifdef SASHITE_EPIN_AVX2
+    case SASHITE_KERNEL_AVX512:
+        return sashite_fixed_t_marking_avx512(base, i, count, out, records, epin, marks, m);
+    case SASHITE_KERNEL_AVX2:
+        return sashite_fixed_t_marking_avx2(base, i, count, out, records, epin, marks, m);
 #endif
     default:
         return i;

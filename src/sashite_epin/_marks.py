@@ -189,6 +189,26 @@ class MarkedTexts(MadeWhenRead):
         return self._reasons, missing, offsets, self._texts
 
 
+class MarkedStrings(MarkedTexts):
+    """A numpy StringDType array's marked elements: MarkedTexts of their UTF-8 bytes
+    (``"surrogatepass"``), a missing element's token the dtype's missing value
+    (``missing``: its ``na_object``) where ``nones`` flags it."""
+
+    __slots__ = ("_missing",)
+
+    def __init__(
+        self, texts: bytes, ends: Any, reasons: bytes, missing: object, nones: bytes | None
+    ) -> None:
+        super().__init__(texts, ends, reasons, None, "surrogatepass", nones)
+        self._missing = missing
+
+    def _made(self, k: int) -> tuple[object, int, object, object]:
+        entry = super()._made(k)
+        if self._nones is not None and self._nones[k]:
+            return (self._missing, *entry[1:])
+        return entry
+
+
 class MarkedObjects(MadeWhenRead):
     """The rejected entries (item, reason number, None, None) of parse_many over Python
     objects (a list, a tuple, an object array), kept as two columns until one is asked
