@@ -1337,14 +1337,14 @@ cdef inline bint is_missing_string(const unsigned char* e, int layout) noexcept 
 
 cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t count,
                       bint epin, bint mark, int layout, unsigned char* out, Py_ssize_t* at,
-                      FixedMarks* marked, Py_ssize_t* refused,
+                      FixedMarks* marked, unsigned char* elements, Py_ssize_t* refused,
                       Failure* failure) noexcept nogil:
     """Elements at[0].. of a StringDType array into out while they are inline ASCII
     strings (or, under mark, missing ones); at[0] ends at the first that is not (status
     2: its object is needed) or at count (0).  1 an error under errors="raise".  Under
     mark the lanes read past elements that are no token (refused: room for a piece of
     positions), the exact code reads only those after; a marked element's index and
-    reason go to marked (room for every element), its text is found again from it."""
+    reason go to marked, its 16 bytes to elements (room for every element in both)."""
     cdef Py_ssize_t k = at[0], upto, n, m, q, j
     cdef const unsigned char* e
     cdef int code
@@ -1359,9 +1359,11 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
     while k < count:
         upto = count
         if simd and refused != NULL:
+            # 4,096 elements at a time (64 KiB): the marked ones are still in the cache
+            # when the exact code reads them
             m = 0
-            k = strings_lanes_marking(kernel, base, k, count, out, records_by_index, epin,
-                                      refused, &m)
+            k = strings_lanes_marking(kernel, base, k, min(count, k + 4096), out,
+                                      records_by_index, epin, refused, &m)
             for q in range(m):
                 e = base + refused[q] * stride
                 n = inline_ascii_size(e, layout)
@@ -1385,6 +1387,7 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 else:
                     marked.index[marked.count] = refused[q]
                     marked.reason[marked.count] = <unsigned char>-code
+                    memcpy(elements + 16 * marked.count, e, 16)  # while in the cache
                     marked.count += 1
             upto = min(k + 8, count)
         elif simd:
@@ -1410,6 +1413,7 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 memset(out + 5 * k, 0, 5)
                 marked.index[marked.count] = k
                 marked.reason[marked.count] = <unsigned char>-code
+                memcpy(elements + 16 * marked.count, e, 16)
                 marked.count += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
@@ -1424,6 +1428,7 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     cdef TokenArray result, single
     cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
+    cdef unsigned char* elements = NULL  # and the marked elements' 16 bytes
     cdef Failure failure
     cdef int status = 0, layout
     cdef PyObject* item
@@ -1441,11 +1446,12 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
-        if mark:  # room for every element to be marked, 9 bytes each (see scan_fixed)
-            marked.index = <int64_t*>records_alloc(9 * count + 64)
+        if mark:  # room for every element to be marked, 25 bytes each (see scan_fixed)
+            marked.index = <int64_t*>records_alloc(25 * count + 64)
             if marked.index == NULL:
                 raise MemoryError()
-            marked.reason = <unsigned char*>(marked.index + count)
+            elements = <unsigned char*>(marked.index + count)
+            marked.reason = elements + 16 * count
             if kernel_lanes(bytes_kernel_id) and stride == 16:
                 refused = <Py_ssize_t*>records_alloc(
                     sizeof(Py_ssize_t) * min(count, piece_entries()) + 64)
@@ -1457,7 +1463,7 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
             stop = min(count, k + piece_entries())
             with nogil:
                 status = scan_strings(base, stride, stop, epin, mark, layout, result.records,
-                                      &k, &marked, refused, &failure)
+                                      &k, &marked, elements, refused, &failure)
             if status == 0 and k < count:
                 PyErr_CheckSignals()
             if status == 1:
@@ -1474,10 +1480,11 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
                     taken[k] = single._rejected[0]
                     marked.index[marked.count] = k
                     marked.reason[marked.count] = <unsigned char>single._rejected[0][1]
+                    memset(elements + 16 * marked.count, 0, 16)  # read from taken
                     marked.count += 1
                 k += 1
         if marked.count:
-            result._rejected = rejected_strings(base, stride, &marked, taken,
+            result._rejected = rejected_strings(elements, &marked, taken,
                                                 getattr(array.dtype, "na_object", None))
             result._invalid = int64_column(marked.index, marked.count)
     finally:
@@ -1486,8 +1493,8 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     return result
 
 
-cdef object rejected_strings(const unsigned char* base, Py_ssize_t stride,
-                             FixedMarks* marked, dict taken, object na):
+cdef object rejected_strings(const unsigned char* elements, FixedMarks* marked, dict taken,
+                             object na):
     """The marked elements of a StringDType array as columns (_marks.MarkedStrings:
     their UTF-8 bytes back to back, copied once; a missing one flagged, its token the
     dtype's missing value); a list of the rejected entries where an element read as an
@@ -1506,7 +1513,7 @@ cdef object rejected_strings(const unsigned char* base, Py_ssize_t stride,
         token = (<tuple>entry)[0]
         if type(token) is not str and token is not na:
             return [taken[index] if index in taken else entry for index, entry in zip(
-                int64_column(marked.index, n), rejected_strings(base, stride, marked, {}, na))]
+                int64_column(marked.index, n), rejected_strings(elements, marked, {}, na))]
     texts = <unsigned char*>records_alloc(room)
     ends = <int64_t*>records_alloc(8 * n + 8)
     nones = PyBytes_FromStringAndSize(NULL, n)
@@ -1517,7 +1524,7 @@ cdef object rejected_strings(const unsigned char* base, Py_ssize_t stride,
         for j in range(n):
             index = marked.index[j]
             none[j] = 0
-            e = base + index * stride
+            e = elements + 16 * j
             if taken and index in taken:
                 token = (<tuple>taken[index])[0]
                 if token is na:
