@@ -95,6 +95,21 @@ def test_marks_at_every_lane_as_the_twin(core: ModuleType, kernel: str, na: str 
 
 
 @pytest.mark.parametrize("core", COMPILED, ids=lambda c: c.IMPLEMENTATION)
+@pytest.mark.parametrize("na", [*NA_OBJECTS, "", "KQ", "K"])
+def test_exports_keep_a_str_na_object_as_text(core: ModuleType, na: str) -> None:
+    """A str na_object (numpy stores it as the missing flag) is text: the exports write
+    it, as the twin's do; a missing value's element is null."""
+    value = NA_OBJECTS.get(na, na)
+    data = np.array(["K", value, "KQ", "", "é", "K" * 20, "-p"],
+                    dtype=StringDType(na_object=value))  # fmt: skip
+    result = core.parse_many(data, True, "mark")
+    twin = _core_py.parse_many(data, True, "mark")
+    assert result.to_arrow().equals(twin.to_arrow())
+    pd.testing.assert_frame_equal(result.to_pandas(), twin.to_pandas())
+    assert (result[1:] + result[:3]).to_arrow().equals((twin[1:] + twin[:3]).to_arrow())
+
+
+@pytest.mark.parametrize("core", COMPILED, ids=lambda c: c.IMPLEMENTATION)
 def test_pieces_strides_and_exports(core: ModuleType) -> None:
     entries = COLUMNS[-2]
     data = array(entries, "None")

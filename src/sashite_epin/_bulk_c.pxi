@@ -1484,8 +1484,10 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
                     marked.count += 1
                 k += 1
         if marked.count:
-            result._rejected = rejected_strings(elements, &marked, taken,
-                                                getattr(array.dtype, "na_object", None))
+            na = getattr(array.dtype, "na_object", _NO_NA)
+            result._rejected = rejected_strings(
+                elements, &marked, taken, None if na is _NO_NA else na,
+                na is not _NO_NA and _inputs.is_missing(na))
             result._invalid = int64_column(marked.index, marked.count)
     finally:
         records_free(refused)
@@ -1494,11 +1496,12 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
 
 
 cdef object rejected_strings(const unsigned char* elements, FixedMarks* marked, dict taken,
-                             object na):
+                             object na, bint na_missing):
     """The marked elements of a StringDType array as columns (_marks.MarkedStrings:
     their UTF-8 bytes back to back, copied once; a missing one flagged, its token the
-    dtype's missing value); a list of the rejected entries where an element read as an
-    object holds a token that is neither a str nor that value."""
+    dtype's missing value na where na_missing: None, NaN, pandas.NA; a str na_object
+    is text like any other); a list of the rejected entries where an element read as
+    an object holds a token that is neither a str nor that missing value."""
     cdef Py_ssize_t j, n = marked.count, total = 0, size, index, room = 15 * n + 64
     cdef const unsigned char* e
     cdef const char* utf8
@@ -1511,9 +1514,10 @@ cdef object rejected_strings(const unsigned char* elements, FixedMarks* marked, 
     cdef bint any_none = False
     for entry in taken.values():
         token = (<tuple>entry)[0]
-        if type(token) is not str and token is not na:
+        if type(token) is not str and not (na_missing and token is na):
             return [taken[index] if index in taken else entry for index, entry in zip(
-                int64_column(marked.index, n), rejected_strings(elements, marked, {}, na))]
+                int64_column(marked.index, n),
+                rejected_strings(elements, marked, {}, na, na_missing))]
     texts = <unsigned char*>records_alloc(room)
     ends = <int64_t*>records_alloc(8 * n + 8)
     nones = PyBytes_FromStringAndSize(NULL, n)
@@ -1527,7 +1531,7 @@ cdef object rejected_strings(const unsigned char* elements, FixedMarks* marked, 
             e = elements + 16 * j
             if taken and index in taken:
                 token = (<tuple>taken[index])[0]
-                if token is na:
+                if na_missing and token is na:
                     none[j] = any_none = 1
                 else:  # a longer or non-ASCII string, as the export writes it
                     text = (<str>token).encode("utf-8", "surrogatepass")
