@@ -627,11 +627,23 @@ def test_pandas_category_series_by_its_categories(notation: Any) -> None:
         "missing rows": pd.Series(["K", None, "q"] * 10, dtype="str").astype("category"),
         # one row in 100 marked: read as rows (the frame taken by codes costs more)
         "few marked": pd.Series(["K", "q"] * 50 + ["x1"], dtype="str").astype("category"),
+        # more than 256 categories (int16 codes), each repeated, some never taken
+        "many categories": pd.Series(
+            pd.Categorical(
+                [*WIDE[3:], *WIDE[::-2]] * 40,
+                categories=[*dict.fromkeys(w for w in WIDE if w is not None), "zz"],
+            ),
+            name="piece",
+        ),
     }
     for name, series in kinds.items():
         accessor = series.epin if notation is Epin else series.pin
         plain = notation.parse_many(series.astype(object), errors="mark")
         assert_same_pandas(accessor.parse(errors="mark"), accessor_pandas(plain))
+        rows = series.astype(object)
+        by_rows = rows.epin if notation is Epin else rows.pin
+        pd.testing.assert_series_equal(accessor.is_valid(), by_rows.is_valid())
+        pd.testing.assert_series_equal(accessor.reason(), by_rows.reason())
         if name in ("unused", "empty"):
             assert_same_pandas(accessor.parse(), accessor_pandas(plain))
     with pytest.raises(ParseError) as caught:
