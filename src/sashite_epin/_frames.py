@@ -379,7 +379,8 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
         elif struct is not None and name in ("terminal", "derived", "valid"):
             out.append(pl.Series(name, struct.field(name)))  # bitmaps taken as they are
         elif name in ("terminal", "derived"):
-            values = pl.Series(name, records[name].astype(bool))
+            # 0 or 1 each: the field's bytes are its bools (one copy, no conversion)
+            values = pl.Series(name, numpy.ascontiguousarray(records[name]).view(bool))
             out.append(values.set(invalid, None) if marked else values)
         elif name == "valid":
             out.append(pl.Series("valid", blank == 0))

@@ -103,8 +103,11 @@ def _by_categories(notation: Any, values: Any, errors: str) -> Any:
         return None
     result, codes = table
     # The rows the parse would mark: where every category is valid, the missing ones.
+    # Where some category is invalid, estimated from some 4,096 rows spread evenly (the
+    # choice changes the time, not the frame).
     bad = ~result.valid_mask()  # the last: the missing value's
-    invalid = (codes < 0).sum() if not bad[:-1].any() else bad.take(codes).sum()
+    step = max(1, len(codes) // 4096)
+    invalid = (codes < 0).sum() if not bad[:-1].any() else bad[codes[::step]].sum() * step
     if invalid * _MARKED_SHARE < len(codes):
         return None
     frame = result.to_pandas(index=False).take(codes)

@@ -42,8 +42,12 @@ def _frame(notation: Any, series: Any, errors: str, token: bool) -> Any:
         # The rows the parse would mark: taking the records by numpy costs about 3 ns
         # a row more than the compiled core's take of the rows (CPU), which makes
         # each marked row's mark, about 50 ns (AMD EPYC, 2M rows).
+        # Counted exactly where only the missing rows are marked, else estimated from
+        # some 4,096 rows spread evenly (the choice changes the time, not the frame;
+        # counting every row's was a numpy take, 2.5 ms on 2M rows).
         bad = ~categories.valid_mask()  # the last: the missing value's
-        invalid = series.null_count() if not bad[:-1].any() else bad.take(codes).sum()
+        step = max(1, len(codes) // 4096)
+        invalid = series.null_count() if not bad[:-1].any() else bad[codes[::step]].sum() * step
         if invalid * _MARKED_SHARE >= len(codes):
             rows = _Taken(categories, codes)
             texts: Any = False
