@@ -445,8 +445,9 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
     # twin); the signal-check rows (compiled core only); the real-shaped rows (21
     # containers half missing or invalid, 2 frames, 10 containers and chunks, validate,
-    # small batches exported three ways, 2 of tokenize_many)
-    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 39
+    # small batches exported three ways, 2 of tokenize_many); the frames' namespaces
+    # on the clean and mixed corpora (4 polars rows and 2 pandas rows each)
+    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 39 + 12
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     assert "too few to time well" in done.stdout  # 2,000 tokens
@@ -454,7 +455,10 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     labels = [tuple(row) for row in rows[2:]]  # past the header and its rule
     assert len(labels) == len(set(labels)), "every row has its own label"
     if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
-        steps -= 2
+        steps -= 2 + 8
+    else:
+        assert "| polars Enum .epin.parse('mark') | mixed |" in done.stdout
+    assert "| pandas category .epin.parse('mark') | mixed |" in done.stdout
     assert f"[1/{steps}] uniform: list of str -> result ..." in done.stderr
     assert f"[{steps}/{steps}] FEEN placements: tokenize_many ..." in done.stderr
     assert "| Epin.tokenize_many(column of placements) | FEEN |" in done.stdout

@@ -627,11 +627,23 @@ def test_pandas_category_series_by_its_categories(notation: Any) -> None:
         "missing rows": pd.Series(["K", None, "q"] * 10, dtype="str").astype("category"),
         # one row in 100 marked: read as rows (the frame taken by codes costs more)
         "few marked": pd.Series(["K", "q"] * 50 + ["x1"], dtype="str").astype("category"),
+        # more than 256 categories (int16 codes), each repeated, some never taken
+        "many categories": pd.Series(
+            pd.Categorical(
+                [*WIDE[3:], *WIDE[::-2]] * 40,
+                categories=[*dict.fromkeys(w for w in WIDE if w is not None), "zz"],
+            ),
+            name="piece",
+        ),
     }
     for name, series in kinds.items():
         accessor = series.epin if notation is Epin else series.pin
         plain = notation.parse_many(series.astype(object), errors="mark")
         assert_same_pandas(accessor.parse(errors="mark"), accessor_pandas(plain))
+        rows = series.astype(object)
+        by_rows = rows.epin if notation is Epin else rows.pin
+        pd.testing.assert_series_equal(accessor.is_valid(), by_rows.is_valid())
+        pd.testing.assert_series_equal(accessor.reason(), by_rows.reason())
         if name in ("unused", "empty"):
             assert_same_pandas(accessor.parse(), accessor_pandas(plain))
     with pytest.raises(ParseError) as caught:
@@ -690,3 +702,48 @@ def test_to_arrow_without_pyarrow_says_what_it_needs(
     needs = r"this needs pyarrow: pip install 'sashite-epin\[arrow\]'"
     with pytest.raises(ImportError, match=needs):
         result.to_arrow()
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["String", "Categorical", "Enum", "Enum, categories unused"])
+def test_polars_namespace_past_internal_sizes(notation: Any, kind: str) -> None:
+    """Columns of many chunks, sliced, past a piece's size, few marked or many, every
+    token's category or a few repeated: parse (with and without the token column),
+    reason and is_valid are what the rows' own parse gives, each reason made an Enum
+    from the reason numbers."""
+    tokens = EPIN_TOKENS if notation is Epin else PIN_TOKENS
+    few = [tokens[i % len(tokens)] if i % 97 else None for i in range(40_000)]
+    many = [t if isinstance(t, str) else None for t in mixed(30_000, seed=5)]
+    name = "epin" if notation is Epin else "pin"
+    for values in (few, many, few[:3] * 5_000):
+        whole = polars_inputs(values)[kind]
+        pieces = [whole.slice(k, 7_001) for k in range(0, len(whole), 7_001)]
+        chunked = pl.concat(pieces, rechunk=False)
+        assert chunked.n_chunks() > 1
+        for series in (chunked, chunked.slice(1_234, 20_000), chunked.slice(len(values))):
+            rows = series.cast(pl.String).to_list()
+            result = notation.parse_many(rows, errors="mark")
+            space = getattr(series, name)
+            assert_same_polars(space.parse(errors="mark"), accessor_polars(result))
+            frame = space.parse(errors="mark", token=True)
+            enum = pl.col("reason").cast(pl.Enum(reason_names()))
+            assert_same_polars(frame, reference_polars(result).with_columns(enum))
+            want = pl.Series("token", reasons_of(result), pl.Enum(reason_names()))
+            assert space.reason().equals(want, null_equal=True)
+            assert space.is_valid().to_list() == column(expected_rows(result), "valid")
+
+
+def test_polars_enum_from_reason_numbers() -> None:
+    """Every reason number, missing (0) first, last, alone, none at all."""
+    from sashite_epin import _frames
+
+    dtype = pl.Enum(reason_names())
+    top = len(reason_names())
+    cases = [[0], [top], [0, top, 1, 0], list(range(top + 1)) * 3000, [0] * 5, []]
+    for numbers in cases:
+        array = np.array(numbers, np.uint8)
+        got = _frames.polars_enum(pl, np, array, len(numbers), dtype)
+        want = pl.Series([None, *reason_names()], dtype=dtype).gather(pl.Series(array))
+        assert got.dtype == dtype and got.equals(want, null_equal=True)
+    none = _frames.polars_enum(pl, np, None, 4, dtype)
+    assert none.dtype == dtype and none.null_count() == 4

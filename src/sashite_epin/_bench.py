@@ -15,6 +15,7 @@ from . import (
     IMPLEMENTATION,
     Epin,
     _bench_containers,
+    _bench_frames,
     _bench_marks,
     _bench_signals,
     _bench_tables,
@@ -323,6 +324,15 @@ def run(
             *_bench_marks.cli_row(uniform_tokens),
         )
     ]
+    mixed_tokens = _bench_frames.mixed(uniform_tokens)
+    for corpus_name, frame_tokens in (("uniform", uniform_tokens), ("mixed", mixed_tokens)):
+        work_list += [
+            (corpus_name, row)
+            for row in (
+                *_bench_frames.polars_rows(frame_tokens),
+                *_bench_frames.pandas_rows(frame_tokens),
+            )
+        ]
     try:
         work_list += [("uniform", row) for row in _bench_containers.batch_rows(uniform_tokens)]
     except ImportError:  # no pyarrow
