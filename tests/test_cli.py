@@ -443,11 +443,12 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     assert "| tokenize_many, half the rows refused | FEEN |" in done.stdout
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
-    # twin); the signal-check rows (compiled core only); the real-shaped rows (21
-    # containers half missing or invalid, 2 frames, 10 containers and chunks, validate,
-    # small batches exported three ways, 2 of tokenize_many); the frames' namespaces
-    # on the clean and mixed corpora (4 polars rows and 2 pandas rows each)
-    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 39 + 12
+    # twin); the signal-check rows (compiled core only); the real-shaped rows (33
+    # containers half missing or invalid and 2 iterators, 2 frames, 10 containers and
+    # chunks, validate, small batches exported three ways, 4 of tokenize_many); the
+    # frames' namespaces on the clean and mixed corpora (4 polars rows and 2 pandas
+    # rows each)
+    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 55 + 12
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     assert "too few to time well" in done.stdout  # 2,000 tokens

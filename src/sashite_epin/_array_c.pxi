@@ -677,7 +677,9 @@ cdef class TokenArray:
         polars.  ``token=False`` leaves out the token column (the input's text),
         ``prefix`` is put before every column's name."""
         from sashite_epin import _frames  # with the library it calls
-        return _frames.named(_frames.to_polars(self), token, prefix)
+        # token=False: no token column made at all (not made, then dropped)
+        return _frames.named(_frames.to_polars(self, False if token is False else None),
+                             token, prefix)
 
 
 cdef struct JoinTable:  # what to_bytes needs for one separator of at most 4 bytes

@@ -319,7 +319,9 @@ class TokenArray:
         """A polars DataFrame of the same columns (side and state categorical); needs
         polars.  ``token=False`` leaves out the token column (the input's text),
         ``prefix`` is put before every column's name."""
-        frame: polars.DataFrame = _frames.named(_frames.to_polars(self), token, prefix)
+        # token=False: no token column made at all (not made, then dropped)
+        made = _frames.to_polars(self, False if token is False else None)
+        frame: polars.DataFrame = _frames.named(made, token, prefix)
         return frame
 
 
