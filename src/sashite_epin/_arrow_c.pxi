@@ -891,81 +891,120 @@ cdef int check_status(int status, Sink* s, const ArrowArray* chunk, ColumnType t
     raise ValueError(MALFORMED[status])
 
 
-cdef struct KeptTexts:  # the marked entries' texts, copied while their chunk is held
-    unsigned char* texts   # back to back
-    Py_ssize_t used, text_room
-    int64_t* ends          # where each ends in texts
-    unsigned char* nones   # 1 where the entry names None (missing)
-    Py_ssize_t count, room
-    bint any_none
+cdef inline bint some_text(const unsigned char* reasons, Py_ssize_t first,
+                           Py_ssize_t stop) noexcept nogil:
+    """Whether a mark in reasons[first .. stop - 1] is not a missing value (whose text is
+    None, so its chunk need not be kept): eight reasons a compare."""
+    cdef uint64_t word, missing = 0x0101010101010101ULL * R_MISSING
+    while first + 8 <= stop:
+        memcpy(&word, reasons + first, 8)
+        if word != missing:
+            return True
+        first += 8
+    while first < stop:
+        if reasons[first] != R_MISSING:
+            return True
+        first += 1
+    return False
 
 
-cdef int keep_rejected(Sink* s, Py_ssize_t first, Py_ssize_t base,
-                       const ArrowArray* chunk, ColumnType t, KeptTexts* kept) noexcept nogil:
-    """The texts of the entries marked from marks[first] on (base: the index of the
-    chunk's entry 0), copied while the chunk is still held (no object made:
-    _marks.MarkedTexts makes the errors' tokens when they are read).  -1: out of
-    memory."""
-    cdef Py_ssize_t j, room
-    cdef const unsigned char* p
-    cdef int64_t n, b
-    cdef bint some, plain = not t.in_struct and not t.index_size and t.layout != A_NULL
-    cdef void* more
-    cdef Reader values
-    # A plain column's reader is opened once (entry_bytes opens one an entry)
-    if plain and open_reader(&values, chunk, t.layout) != S_OK:
-        plain = False
-    if kept.count + s.marked_count - first > kept.room:
-        room = max(2 * kept.room, kept.count + s.marked_count - first)
-        more = records_grow(kept.ends, 8 * kept.count, 8 * room)
-        if more == NULL:
-            return -1
-        kept.ends = <int64_t*>more
-        more = records_grow(kept.nones, kept.count, room)
-        if more == NULL:
-            return -1
-        kept.nones = <unsigned char*>more
-        kept.room = room
-    for j in range(first, s.marked_count):
-        if s.reasons[j] == R_MISSING:
-            some = False
-        elif plain:
-            some = (not is_null(chunk, s.marked[j] - base)
-                    and entry_text(&values, s.marked[j] - base, &p, &n) == S_OK)
-        else:
-            some = entry_bytes(chunk, t, s.marked[j] - base, &p, &n)
-        if not some:
-            n = 0
-        if kept.used + n > kept.text_room:
-            # room for the rest at a token's size too, so it is seldom grown
-            kept.text_room = 2 * (kept.used + n) + 4 * (s.marked_count - j) + 4096
-            more = records_grow(kept.texts, kept.used, kept.text_room)
+@cython.final
+cdef class ArrowEntries:
+    """The chunks of an Arrow column that hold marked entries' texts, kept by the result
+    (their buffers stay where the input put them: no text is copied in the scan, when a
+    million-entry piece's bytes have left the cache), and read when a token is first
+    asked for: called, it gives _marks.MarkedTexts' texts, ends and nones, each marked
+    entry read again and checked as read (entry_bytes), as the scan's copy was.  A
+    stream's chunks are moved here and released with this object; one array's struct
+    stays its capsule's (kept), and is only read."""
+    cdef ColumnType t
+    cdef object capsule         # the array's capsule (parse_arrow_array), or None
+    cdef ArrowArray* chunks     # the kept chunks' structs
+    cdef int64_t* bases         # the result's index of each one's entry 0
+    cdef Py_ssize_t count, room
+    cdef object invalid         # the result's marked indices (array('q'))
+    cdef bytes reasons
+
+    def __dealloc__(self):
+        cdef Py_ssize_t j
+        if self.capsule is None:
+            for j in range(self.count):
+                release_array(&self.chunks[j])
+        free(self.chunks)
+        free(self.bases)
+
+    cdef int keep(self, ArrowArray* chunk, int64_t base, object capsule) except -1:
+        """Keeps a chunk: a stream's is moved here (chunk left released); an array's
+        (capsule: the capsule owning it) is copied and never released here."""
+        cdef void* more
+        if self.count == self.room:
+            self.room = 2 * self.room + 4
+            more = realloc(self.chunks, sizeof(ArrowArray) * self.room)
             if more == NULL:
-                return -1
-            kept.texts = <unsigned char*>more
-        if n <= 16:  # a token's size: no call to memcpy for a few bytes
-            for b in range(n):
-                kept.texts[kept.used + b] = p[b]
+                raise MemoryError()
+            self.chunks = <ArrowArray*>more
+            more = realloc(self.bases, sizeof(int64_t) * self.room)
+            if more == NULL:
+                raise MemoryError()
+            self.bases = <int64_t*>more
+        self.chunks[self.count] = chunk[0]
+        self.bases[self.count] = base
+        self.count += 1
+        if capsule is None:
+            chunk.release = NULL  # moved: the producer's release is ours to call
         else:
-            memcpy(kept.texts + kept.used, p, n)
-        kept.used += n
-        kept.ends[kept.count] = kept.used
-        kept.nones[kept.count] = not some
-        kept.any_none |= not some
-        kept.count += 1
-    return 0
+            self.capsule = capsule
+        return 0
+
+    def __call__(self):
+        cdef Py_ssize_t n = len(self.reasons), k, j = 0, used = 0, room = 4 * n + 64
+        cdef const int64_t* at = <const int64_t*>array_address(self.invalid) if n else NULL
+        cdef const unsigned char* reasons = self.reasons
+        cdef unsigned char* texts = <unsigned char*>malloc(room)
+        cdef int64_t* ends = <int64_t*>malloc(8 * n + 8)
+        cdef bytes nones = PyBytes_FromStringAndSize(NULL, n)
+        cdef unsigned char* none = <unsigned char*>PyBytes_AS_STRING(nones)  # ours alone
+        cdef bint any_none = False, some
+        cdef const unsigned char* p
+        cdef int64_t size, index
+        cdef void* more
+        try:
+            if texts == NULL or ends == NULL:
+                raise MemoryError()
+            for k in range(n):
+                some = False
+                size = 0
+                index = at[k]
+                if reasons[k] != R_MISSING:
+                    while j < self.count and index >= self.bases[j] + self.chunks[j].length:
+                        j += 1
+                    if j < self.count and index >= self.bases[j]:
+                        some = entry_bytes(&self.chunks[j], self.t, index - self.bases[j],
+                                           &p, &size)
+                if not some:
+                    size = 0
+                if used + size > room:
+                    room = 2 * (used + size) + 4 * (n - k) + 64
+                    more = realloc(texts, room)
+                    if more == NULL:
+                        raise MemoryError()
+                    texts = <unsigned char*>more
+                if size:
+                    memcpy(texts + used, p, size)
+                used += size
+                ends[k] = used
+                none[k] = not some
+                any_none |= not some
+            return (PyBytes_FromStringAndSize(<char*>texts, used), int64_column(ends, n),
+                    nones if any_none else None)
+        finally:
+            free(texts)
+            free(ends)
 
 
-cdef void kept_free(KeptTexts* kept) noexcept nogil:
-    records_free(kept.texts)
-    records_free(kept.ends)
-    records_free(kept.nones)
-
-
-cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
+cdef TokenArray finish(Sink* s, bint epin, ArrowEntries kept, bint binary):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
     cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
-    cdef bytes reasons
     if fit == NULL and s.records != NULL:
         raise MemoryError()
     result.records, result.count, result.epin = fit, s.count, epin
@@ -975,40 +1014,41 @@ cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
         if result.records == NULL:
             raise MemoryError()
     if s.marked_count:
-        reasons = PyBytes_FromStringAndSize(<const char*>s.reasons, s.marked_count)
-        set_mark_columns(result, s.marked, s.marked_count, _marks.MarkedTexts(
-            PyBytes_FromStringAndSize(<char*>kept.texts, kept.used),
-            int64_column(kept.ends, kept.count), reasons, None,
-            None if binary else "replace",
-            PyBytes_FromStringAndSize(<char*>kept.nones, kept.count) if kept.any_none
-            else None))
+        kept.reasons = PyBytes_FromStringAndSize(<const char*>s.reasons, s.marked_count)
+        set_mark_columns(result, s.marked, s.marked_count, None)
+        kept.invalid = result._invalid
+        # the texts read from the kept chunks when first asked for
+        result._rejected = _marks.MarkedTexts(None, None, kept.reasons, None,
+                                              None if binary else "replace", later=kept)
     return result
 
 
-cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epin,
-                     KeptTexts* kept) except -1:
+cdef int scan_pieces(Sink* sink, ArrowArray* chunk, ColumnType t, bint epin,
+                     ArrowEntries kept, object capsule) except -1:
     """A checked chunk a piece of entries at a time (the same struct, a slice of it:
     offset and length moved), pending signals checked between: Ctrl-C stops a long
-    column.  Its records are reserved whole first, so the pieces allocate nothing."""
+    column.  Its records are reserved whole first, so the pieces allocate nothing.  A
+    chunk with a marked entry that is not missing is kept (moved into kept, or, for
+    one array, its capsule kept), its texts read from it when asked for."""
     cdef ArrowArray piece = chunk[0]
     cdef int64_t start = 0, stop
-    cdef Py_ssize_t first, base
+    cdef Py_ssize_t first = sink.marked_count, base = sink.count
     cdef int status
     if sink_reserve(sink, chunk.length) < 0:
         raise MemoryError()
     while True:
         stop = min(chunk.length, start + piece_entries())
         piece.offset, piece.length = chunk.offset + start, stop - start
-        first, base = sink.marked_count, sink.count
         with nogil:
             status = scan_chunk(sink, &piece, t, epin)
         check_status(status, sink, &piece, t, epin)
-        if keep_rejected(sink, first, base, &piece, t, kept) < 0:
-            raise MemoryError()
         if stop >= chunk.length:
-            return 0
+            break
         start = stop
         PyErr_CheckSignals()
+    if some_text(sink.reasons, first, sink.marked_count):
+        kept.keep(chunk, base, capsule)
+    return 0
 
 
 cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
@@ -1017,7 +1057,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     cdef ArrowArray* array
     cdef Sink sink
     cdef ColumnType t
-    cdef KeptTexts kept
+    cdef ArrowEntries kept = ArrowEntries.__new__(ArrowEntries)
     schema_capsule, array_capsule = exporter.__arrow_c_array__()
     schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
     array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
@@ -1026,27 +1066,28 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
         raise ValueError(_inputs.arrow_lie("array", "released (release is NULL)"))
     check_chunk(array, t)
     memset(&sink, 0, sizeof(sink))
-    memset(&kept, 0, sizeof(kept))
+    kept.t = t
     sink.mark = mark
     try:
-        scan_pieces(&sink, array, t, epin, &kept)
-        return finish(&sink, epin, &kept, t.binary)
+        scan_pieces(&sink, array, t, epin, kept, array_capsule)
+        return finish(&sink, epin, kept, t.binary)
     finally:
         records_free(sink.records)
         records_free(sink.marked)
         records_free(sink.reasons)
-        kept_free(&kept)
-    # The capsules release the structs when they are collected.
+    # The capsules release the structs when they are collected (the array's once the
+    # result's kept chunks are too, where it has marked texts).
 
 
 cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
-    """An object with __arrow_c_stream__: every chunk in turn, each released once read."""
+    """An object with __arrow_c_stream__: every chunk in turn, each released once read
+    (or kept by the result, where it holds marked texts)."""
     cdef ArrowArrayStream* stream
     cdef ArrowSchema schema
     cdef ArrowArray chunk
     cdef Sink sink
     cdef ColumnType t
-    cdef KeptTexts kept
+    cdef ArrowEntries kept = ArrowEntries.__new__(ArrowEntries)
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
     if stream.release == NULL:
@@ -1058,30 +1099,29 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
         raise ValueError(_inputs.arrow_lie("stream", f"{missing} is NULL"))
     memset(&schema, 0, sizeof(schema))
     memset(&chunk, 0, sizeof(chunk))
-    memset(&kept, 0, sizeof(kept))
     memset(&sink, 0, sizeof(sink))
     sink.mark = mark
     try:
         if stream_schema(stream, &schema) != 0:
             raise_stream_error(stream)
         t = column_type(&schema)
+        kept.t = t
         while True:
             if stream_next(stream, &chunk) != 0:
                 raise_stream_error(stream)
             if chunk.release == NULL:  # the end of the stream
                 break
             check_chunk(&chunk, t)
-            scan_pieces(&sink, &chunk, t, epin, &kept)
-            release_array(&chunk)
+            scan_pieces(&sink, &chunk, t, epin, kept, None)
+            release_array(&chunk)  # (released already where kept has moved it)
             # Between chunks too (scan_pieces checks between a chunk's pieces only): a
             # stream of many chunks, each one piece, stops at Ctrl-C
             PyErr_CheckSignals()
-        return finish(&sink, epin, &kept, t.binary)
+        return finish(&sink, epin, kept, t.binary)
     finally:
         release_array(&chunk)
         release_schema(&schema)
         records_free(sink.records)
-        kept_free(&kept)
         records_free(sink.marked)
         records_free(sink.reasons)
 
