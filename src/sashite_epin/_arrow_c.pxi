@@ -547,6 +547,52 @@ cdef int scan_chunk(Sink* s, const ArrowArray* a, ColumnType t, bint epin) noexc
     return scan_array(s, &child, t, epin, a)
 
 
+cdef struct CodeSlot:  # a marked entry's text of 0-4 bytes and its code (or -reason)
+    uint64_t key        # its bytes, and its length + 1 above them (0: an empty slot)
+    int code
+
+
+# The first n bytes of a 4-byte load, in the machine's byte order (n = 0 .. 4).
+cdef uint32_t word_mask[5]
+
+
+cdef void build_word_masks() noexcept nogil:
+    cdef unsigned char padded[4]
+    cdef int n
+    for n in range(5):
+        memset(padded, 0, 4)
+        memset(padded, 0xFF, n)
+        memcpy(&word_mask[n], padded, 4)
+
+
+build_word_masks()
+
+# Entries the marking lanes read at a time before the exact code reads their marks:
+# the marks' offsets (views) and texts are still in the cache then (a million-entry
+# piece's are not, once the lanes have read it all).
+cdef Py_ssize_t MARK_BLOCK = 4096
+
+
+cdef inline int marked_code(const unsigned char* p, int64_t n, bint readable, bint epin,
+                            CodeSlot* seen) noexcept nogil:
+    """text_code(p, n, epin) of an entry the lanes marked; for one of 0-4 bytes whose
+    4-byte window is readable (within what the offsets span, or a view's inline
+    bytes), from a table of 256 slots by its bytes when the same text was read before:
+    a column's typos repeat, and each cost scan_utf8 and scan_token again."""
+    cdef uint32_t word
+    cdef uint64_t key
+    cdef CodeSlot* slot
+    if 0 <= n <= 4 and readable:
+        memcpy(&word, p, 4)
+        key = (word & word_mask[n]) | (<uint64_t>(n + 1) << 32)
+        slot = &seen[(key * 0x9E3779B97F4A7C15ULL) >> 56]
+        if slot.key != key:
+            slot.key = key
+            slot.code = text_code(p, n, epin)
+        return slot.code
+    return text_code(p, n, epin)
+
+
 ctypedef fused offset_t:
     int32_t
     int64_t
@@ -574,15 +620,19 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel)
     cdef bint marking = s.mark and kernel_marking_lanes(kernel)
-    cdef Py_ssize_t k, m, q
+    cdef Py_ssize_t k, m, q, block
+    cdef CodeSlot seen[256]
+    if marking:
+        memset(seen, 0, sizeof(seen))
     while i < length:
         upto = length
         if marking:
             # Nulls and entries that are no token stay in the lanes (the zero record,
-            # their positions kept); the exact code reads those after, then the group
-            # the lanes stopped at, if any
+            # their positions kept); the exact code reads those after, a block at a
+            # time, then the group the lanes stopped at, if any
             k = m = s.marked_count
-            i = offsets_lanes_marking(kernel, offset_t is int64_t, data, o, i, length, end,
+            block = min(length, i + MARK_BLOCK)
+            i = offsets_lanes_marking(kernel, offset_t is int64_t, data, o, i, block, end,
                                       bits, first, out, records_by_index, epin, s.marked,
                                       &m)
             for q in range(k, m):
@@ -595,7 +645,8 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                     if start < 0 or stop < start or stop > end:
                         s.count = base + e
                         return S_OFFSETS
-                    code = text_code(data + start, stop - start, epin)
+                    code = marked_code(data + start, stop - start, start <= end - 4, epin,
+                                       seen)
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
                 else:
@@ -603,6 +654,8 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                     s.reasons[k] = <unsigned char>-code
                     k += 1
             s.marked_count = k
+            if i == block < length:  # the lanes read the whole block: the next one
+                continue
             upto = min(i + 8, length)
         elif simd:
             i = offsets_lanes(kernel, offset_t is int64_t, data, o, i, length, end, bits,
@@ -661,12 +714,16 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel)
     cdef bint marking = s.mark and kernel_marking_lanes(kernel)
-    cdef Py_ssize_t k, m, q
+    cdef Py_ssize_t k, m, q, block
+    cdef CodeSlot seen[256]
+    if marking:
+        memset(seen, 0, sizeof(seen))
     while i < length:
         upto = length
         if marking:  # as scan_offsets does
             k = m = s.marked_count
-            i = views_lanes_marking(kernel, view, i, length, bits, first, out,
+            block = min(length, i + MARK_BLOCK)
+            i = views_lanes_marking(kernel, view, i, block, bits, first, out,
                                     records_by_index, epin, s.marked, &m)
             for q in range(k, m):
                 e = s.marked[q]
@@ -679,7 +736,8 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
                     if status != S_OK:
                         s.count = base + e
                         return status
-                    code = text_code(p, size, epin)
+                    # a text of 0-4 bytes is inline: its 12 bytes are the view's
+                    code = marked_code(p, size, True, epin, seen)
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
                 else:
@@ -687,6 +745,8 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
                     s.reasons[k] = <unsigned char>-code
                     k += 1
             s.marked_count = k
+            if i == block < length:
+                continue
             upto = min(i + 8, length)
         elif simd:
             i = views_lanes(kernel, view, i, length, bits, first, out, records_by_index, epin)
