@@ -621,6 +621,8 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef bint simd = kernel_lanes(kernel)
     cdef bint marking = s.mark and kernel_marking_lanes(kernel)
     cdef Py_ssize_t k, m, q, block
+    cdef Py_ssize_t* marked
+    cdef unsigned char* reasons
     cdef CodeSlot seen[256]
     if marking:
         memset(seen, 0, sizeof(seen))
@@ -632,11 +634,12 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
             # time, then the group the lanes stopped at, if any
             k = m = s.marked_count
             block = min(length, i + MARK_BLOCK)
+            marked, reasons = s.marked, s.reasons  # in locals: the stores alias
             i = offsets_lanes_marking(kernel, offset_t is int64_t, data, o, i, block, end,
-                                      bits, first, out, records_by_index, epin, s.marked,
+                                      bits, first, out, records_by_index, epin, marked,
                                       &m)
             for q in range(k, m):
-                e = s.marked[q]
+                e = marked[q]
                 j = first + e
                 if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
                     code = -R_MISSING
@@ -650,8 +653,8 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
                 else:
-                    s.marked[k] = base + e
-                    s.reasons[k] = <unsigned char>-code
+                    marked[k] = base + e
+                    reasons[k] = <unsigned char>-code
                     k += 1
             s.marked_count = k
             if i == block < length:  # the lanes read the whole block: the next one
@@ -715,6 +718,8 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef bint simd = kernel_lanes(kernel)
     cdef bint marking = s.mark and kernel_marking_lanes(kernel)
     cdef Py_ssize_t k, m, q, block
+    cdef Py_ssize_t* marked
+    cdef unsigned char* reasons
     cdef CodeSlot seen[256]
     if marking:
         memset(seen, 0, sizeof(seen))
@@ -723,10 +728,11 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
         if marking:  # as scan_offsets does
             k = m = s.marked_count
             block = min(length, i + MARK_BLOCK)
+            marked, reasons = s.marked, s.reasons  # in locals: the stores alias
             i = views_lanes_marking(kernel, view, i, block, bits, first, out,
-                                    records_by_index, epin, s.marked, &m)
+                                    records_by_index, epin, marked, &m)
             for q in range(k, m):
-                e = s.marked[q]
+                e = marked[q]
                 j = first + e
                 if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
                     code = -R_MISSING
@@ -741,8 +747,8 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
                 else:
-                    s.marked[k] = base + e
-                    s.reasons[k] = <unsigned char>-code
+                    marked[k] = base + e
+                    reasons[k] = <unsigned char>-code
                     k += 1
             s.marked_count = k
             if i == block < length:
