@@ -1100,8 +1100,29 @@ cdef TokenArray finish(Sink* s, bint epin, ArrowEntries kept, bint binary,
     return result
 
 
+cdef int marks_in_place(Sink* s, object invalid, Py_ssize_t more) except -1:
+    """Room for more marks in the result's array('q') itself (s.marked_fixed), doubled
+    as a stream's chunks come (the pages never written cost nothing), and for their
+    reasons beside."""
+    cdef Py_ssize_t room
+    cdef void* column
+    if s.marked_count + more <= s.marked_room:
+        return 0
+    room = max(2 * s.marked_room, s.marked_count + more)
+    column = pyarray_resize(invalid, room + 8, 8)
+    if column == NULL:
+        raise MemoryError()
+    s.marked = <Py_ssize_t*>column
+    column = records_grow(s.reasons, s.marked_count, room + 64)
+    if column == NULL:
+        raise MemoryError()
+    s.reasons = <unsigned char*>column
+    s.marked_room = room
+    return 0
+
+
 cdef int scan_pieces(Sink* sink, ArrowArray* chunk, ColumnType t, bint epin,
-                     ArrowEntries kept, object capsule) except -1:
+                     ArrowEntries kept, object capsule, object invalid) except -1:
     """A checked chunk a piece of entries at a time (the same struct, a slice of it:
     offset and length moved), pending signals checked between: Ctrl-C stops a long
     column.  Its records are reserved whole first, so the pieces allocate nothing.  A
@@ -1111,6 +1132,8 @@ cdef int scan_pieces(Sink* sink, ArrowArray* chunk, ColumnType t, bint epin,
     cdef int64_t start = 0, stop
     cdef Py_ssize_t first = sink.marked_count, base = sink.count
     cdef int status
+    if sink.marked_fixed:
+        marks_in_place(sink, invalid, chunk.length)
     if sink_reserve(sink, chunk.length) < 0:
         raise MemoryError()
     while True:
@@ -1152,13 +1175,8 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
             # for every entry (the pages never written cost nothing): the copy of a
             # million marks into a fresh array, 8 bytes each, was 0.4 ms
             invalid = new_array("q")
-            sink.marked = <Py_ssize_t*>pyarray_resize(invalid, array.length + 8, 8)
-            sink.reasons = <unsigned char*>records_alloc(array.length + 64)
-            if sink.marked == NULL or sink.reasons == NULL:
-                raise MemoryError()
-            sink.marked_room, sink.marked_fixed = array.length, True
-            pyarray_set_size(invalid, 0)
-        scan_pieces(&sink, array, t, epin, kept, array_capsule)
+            sink.marked_fixed = True
+        scan_pieces(&sink, array, t, epin, kept, array_capsule, invalid)
         return finish(&sink, epin, kept, t.binary, invalid)
     finally:
         records_free(sink.records)
@@ -1178,6 +1196,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     cdef Sink sink
     cdef ColumnType t
     cdef ArrowEntries kept = ArrowEntries.__new__(ArrowEntries)
+    cdef object invalid = None
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
     if stream.release == NULL:
@@ -1191,6 +1210,9 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     memset(&chunk, 0, sizeof(chunk))
     memset(&sink, 0, sizeof(sink))
     sink.mark = mark
+    if mark and sizeof(Py_ssize_t) == 8 and offsets_in_place():  # as parse_arrow_array
+        invalid = new_array("q")
+        sink.marked_fixed = True
     try:
         if stream_schema(stream, &schema) != 0:
             raise_stream_error(stream)
@@ -1202,17 +1224,18 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
             if chunk.release == NULL:  # the end of the stream
                 break
             check_chunk(&chunk, t)
-            scan_pieces(&sink, &chunk, t, epin, kept, None)
+            scan_pieces(&sink, &chunk, t, epin, kept, None, invalid)
             release_array(&chunk)  # (released already where kept has moved it)
             # Between chunks too (scan_pieces checks between a chunk's pieces only): a
             # stream of many chunks, each one piece, stops at Ctrl-C
             PyErr_CheckSignals()
-        return finish(&sink, epin, kept, t.binary)
+        return finish(&sink, epin, kept, t.binary, invalid)
     finally:
         release_array(&chunk)
         release_schema(&schema)
         records_free(sink.records)
-        records_free(sink.marked)
+        if not sink.marked_fixed:
+            records_free(sink.marked)
         records_free(sink.reasons)
 
 
