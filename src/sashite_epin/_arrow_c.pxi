@@ -978,7 +978,7 @@ cdef inline bint some_text(const unsigned char* reasons, Py_ssize_t first,
 
 
 @cython.final
-cdef class ArrowEntries:
+cdef class _ArrowEntries:
     """The chunks of an Arrow column that hold marked entries' texts, kept by the result
     (their buffers stay where the input put them: no text is copied in the scan, when a
     million-entry piece's bytes have left the cache), and read when a token is first
@@ -1071,7 +1071,7 @@ cdef class ArrowEntries:
             free(ends)
 
 
-cdef TokenArray finish(Sink* s, bint epin, ArrowEntries kept, bint binary,
+cdef TokenArray finish(Sink* s, bint epin, _ArrowEntries kept, bint binary,
                        object invalid=None):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
     cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
@@ -1122,7 +1122,7 @@ cdef int marks_in_place(Sink* s, object invalid, Py_ssize_t more) except -1:
 
 
 cdef int scan_pieces(Sink* sink, ArrowArray* chunk, ColumnType t, bint epin,
-                     ArrowEntries kept, object capsule, object invalid) except -1:
+                     _ArrowEntries kept, object capsule, object invalid) except -1:
     """A checked chunk a piece of entries at a time (the same struct, a slice of it:
     offset and length moved), pending signals checked between: Ctrl-C stops a long
     column.  Its records are reserved whole first, so the pieces allocate nothing.  A
@@ -1157,7 +1157,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     cdef ArrowArray* array
     cdef Sink sink
     cdef ColumnType t
-    cdef ArrowEntries kept = ArrowEntries.__new__(ArrowEntries)
+    cdef _ArrowEntries kept = _ArrowEntries.__new__(_ArrowEntries)
     schema_capsule, array_capsule = exporter.__arrow_c_array__()
     schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
     array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
@@ -1195,7 +1195,7 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
     cdef ArrowArray chunk
     cdef Sink sink
     cdef ColumnType t
-    cdef ArrowEntries kept = ArrowEntries.__new__(ArrowEntries)
+    cdef _ArrowEntries kept = _ArrowEntries.__new__(_ArrowEntries)
     cdef object invalid = None
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
