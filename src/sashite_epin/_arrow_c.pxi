@@ -475,6 +475,7 @@ cdef struct Sink:
     Py_ssize_t* marked
     unsigned char* reasons
     Py_ssize_t marked_count, marked_room
+    bint marked_fixed    # marked is the result's array('q') itself, never grown
     Failure failure      # the first invalid entry (errors="raise")
 
 
@@ -487,6 +488,8 @@ cdef int sink_reserve(Sink* s, Py_ssize_t more) noexcept nogil:
     # Room for every one of them to be marked: the lane readers write positions there
     # without a check (memory never touched costs nothing)
     if s.mark and s.marked_count + more > s.marked_room:
+        if s.marked_fixed:
+            return -1  # (room for every entry was made: never reached)
         room = max(s.marked_room * 2, s.marked_count + more)
         column = records_grow(s.marked, sizeof(Py_ssize_t) * s.marked_count,
                               sizeof(Py_ssize_t) * room + 64)
@@ -547,6 +550,52 @@ cdef int scan_chunk(Sink* s, const ArrowArray* a, ColumnType t, bint epin) noexc
     return scan_array(s, &child, t, epin, a)
 
 
+cdef struct CodeSlot:  # a marked entry's text of 0-4 bytes and its code (or -reason)
+    uint64_t key        # its bytes, and its length + 1 above them (0: an empty slot)
+    int code
+
+
+# The first n bytes of a 4-byte load, in the machine's byte order (n = 0 .. 4).
+cdef uint32_t word_mask[5]
+
+
+cdef void build_word_masks() noexcept nogil:
+    cdef unsigned char padded[4]
+    cdef int n
+    for n in range(5):
+        memset(padded, 0, 4)
+        memset(padded, 0xFF, n)
+        memcpy(&word_mask[n], padded, 4)
+
+
+build_word_masks()
+
+# Entries the marking lanes read at a time before the exact code reads their marks:
+# the marks' offsets (views) and texts are still in the cache then (a million-entry
+# piece's are not, once the lanes have read it all).
+cdef Py_ssize_t MARK_BLOCK = 4096
+
+
+cdef inline int marked_code(const unsigned char* p, int64_t n, bint readable, bint epin,
+                            CodeSlot* seen) noexcept nogil:
+    """text_code(p, n, epin) of an entry the lanes marked; for one of 0-4 bytes whose
+    4-byte window is readable (within what the offsets span, or a view's inline
+    bytes), from a table of 256 slots by its bytes when the same text was read before:
+    a column's typos repeat, and each cost scan_utf8 and scan_token again."""
+    cdef uint32_t word
+    cdef uint64_t key
+    cdef CodeSlot* slot
+    if 0 <= n <= 4 and readable:
+        memcpy(&word, p, 4)
+        key = (word & word_mask[n]) | (<uint64_t>(n + 1) << 32)
+        slot = &seen[(key * 0x9E3779B97F4A7C15ULL) >> 56]
+        if slot.key != key:
+            slot.key = key
+            slot.code = text_code(p, n, epin)
+        return slot.code
+    return text_code(p, n, epin)
+
+
 ctypedef fused offset_t:
     int32_t
     int64_t
@@ -574,19 +623,26 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel)
     cdef bint marking = s.mark and kernel_marking_lanes(kernel)
-    cdef Py_ssize_t k, m, q
+    cdef Py_ssize_t k, m, q, block
+    cdef Py_ssize_t* marked
+    cdef unsigned char* reasons
+    cdef CodeSlot seen[256]
+    if marking:
+        memset(seen, 0, sizeof(seen))
     while i < length:
         upto = length
         if marking:
             # Nulls and entries that are no token stay in the lanes (the zero record,
-            # their positions kept); the exact code reads those after, then the group
-            # the lanes stopped at, if any
+            # their positions kept); the exact code reads those after, a block at a
+            # time, then the group the lanes stopped at, if any
             k = m = s.marked_count
-            i = offsets_lanes_marking(kernel, offset_t is int64_t, data, o, i, length, end,
-                                      bits, first, out, records_by_index, epin, s.marked,
+            block = min(length, i + MARK_BLOCK)
+            marked, reasons = s.marked, s.reasons  # in locals: the stores alias
+            i = offsets_lanes_marking(kernel, offset_t is int64_t, data, o, i, block, end,
+                                      bits, first, out, records_by_index, epin, marked,
                                       &m)
             for q in range(k, m):
-                e = s.marked[q]
+                e = marked[q]
                 j = first + e
                 if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
                     code = -R_MISSING
@@ -595,14 +651,17 @@ cdef int scan_offsets(Sink* s, const Reader* values, const offset_t* offsets,
                     if start < 0 or stop < start or stop > end:
                         s.count = base + e
                         return S_OFFSETS
-                    code = text_code(data + start, stop - start, epin)
+                    code = marked_code(data + start, stop - start, start <= end - 4, epin,
+                                       seen)
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
                 else:
-                    s.marked[k] = base + e
-                    s.reasons[k] = <unsigned char>-code
+                    marked[k] = base + e
+                    reasons[k] = <unsigned char>-code
                     k += 1
             s.marked_count = k
+            if i == block < length:  # the lanes read the whole block: the next one
+                continue
             upto = min(i + 8, length)
         elif simd:
             i = offsets_lanes(kernel, offset_t is int64_t, data, o, i, length, end, bits,
@@ -661,15 +720,22 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
     cdef int kernel = bytes_kernel_id
     cdef bint simd = kernel_lanes(kernel)
     cdef bint marking = s.mark and kernel_marking_lanes(kernel)
-    cdef Py_ssize_t k, m, q
+    cdef Py_ssize_t k, m, q, block
+    cdef Py_ssize_t* marked
+    cdef unsigned char* reasons
+    cdef CodeSlot seen[256]
+    if marking:
+        memset(seen, 0, sizeof(seen))
     while i < length:
         upto = length
         if marking:  # as scan_offsets does
             k = m = s.marked_count
-            i = views_lanes_marking(kernel, view, i, length, bits, first, out,
-                                    records_by_index, epin, s.marked, &m)
+            block = min(length, i + MARK_BLOCK)
+            marked, reasons = s.marked, s.reasons  # in locals: the stores alias
+            i = views_lanes_marking(kernel, view, i, block, bits, first, out,
+                                    records_by_index, epin, marked, &m)
             for q in range(k, m):
-                e = s.marked[q]
+                e = marked[q]
                 j = first + e
                 if bits != NULL and not (bits[j >> 3] >> (j & 7)) & 1:
                     code = -R_MISSING
@@ -679,14 +745,17 @@ cdef int scan_views(Sink* s, const Reader* values, bint epin) noexcept nogil:
                     if status != S_OK:
                         s.count = base + e
                         return status
-                    code = text_code(p, size, epin)
+                    # a text of 0-4 bytes is inline: its 12 bytes are the view's
+                    code = marked_code(p, size, True, epin, seen)
                 if code >= 0:
                     memcpy(out + 5 * e, record_of[code], 5)  # the next one is written
                 else:
-                    s.marked[k] = base + e
-                    s.reasons[k] = <unsigned char>-code
+                    marked[k] = base + e
+                    reasons[k] = <unsigned char>-code
                     k += 1
             s.marked_count = k
+            if i == block < length:
+                continue
             upto = min(i + 8, length)
         elif simd:
             i = views_lanes(kernel, view, i, length, bits, first, out, records_by_index, epin)
@@ -891,81 +960,121 @@ cdef int check_status(int status, Sink* s, const ArrowArray* chunk, ColumnType t
     raise ValueError(MALFORMED[status])
 
 
-cdef struct KeptTexts:  # the marked entries' texts, copied while their chunk is held
-    unsigned char* texts   # back to back
-    Py_ssize_t used, text_room
-    int64_t* ends          # where each ends in texts
-    unsigned char* nones   # 1 where the entry names None (missing)
-    Py_ssize_t count, room
-    bint any_none
+cdef inline bint some_text(const unsigned char* reasons, Py_ssize_t first,
+                           Py_ssize_t stop) noexcept nogil:
+    """Whether a mark in reasons[first .. stop - 1] is not a missing value (whose text is
+    None, so its chunk need not be kept): eight reasons a compare."""
+    cdef uint64_t word, missing = 0x0101010101010101ULL * R_MISSING
+    while first + 8 <= stop:
+        memcpy(&word, reasons + first, 8)
+        if word != missing:
+            return True
+        first += 8
+    while first < stop:
+        if reasons[first] != R_MISSING:
+            return True
+        first += 1
+    return False
 
 
-cdef int keep_rejected(Sink* s, Py_ssize_t first, Py_ssize_t base,
-                       const ArrowArray* chunk, ColumnType t, KeptTexts* kept) noexcept nogil:
-    """The texts of the entries marked from marks[first] on (base: the index of the
-    chunk's entry 0), copied while the chunk is still held (no object made:
-    _marks.MarkedTexts makes the errors' tokens when they are read).  -1: out of
-    memory."""
-    cdef Py_ssize_t j, room
-    cdef const unsigned char* p
-    cdef int64_t n, b
-    cdef bint some, plain = not t.in_struct and not t.index_size and t.layout != A_NULL
-    cdef void* more
-    cdef Reader values
-    # A plain column's reader is opened once (entry_bytes opens one an entry)
-    if plain and open_reader(&values, chunk, t.layout) != S_OK:
-        plain = False
-    if kept.count + s.marked_count - first > kept.room:
-        room = max(2 * kept.room, kept.count + s.marked_count - first)
-        more = records_grow(kept.ends, 8 * kept.count, 8 * room)
-        if more == NULL:
-            return -1
-        kept.ends = <int64_t*>more
-        more = records_grow(kept.nones, kept.count, room)
-        if more == NULL:
-            return -1
-        kept.nones = <unsigned char*>more
-        kept.room = room
-    for j in range(first, s.marked_count):
-        if s.reasons[j] == R_MISSING:
-            some = False
-        elif plain:
-            some = (not is_null(chunk, s.marked[j] - base)
-                    and entry_text(&values, s.marked[j] - base, &p, &n) == S_OK)
-        else:
-            some = entry_bytes(chunk, t, s.marked[j] - base, &p, &n)
-        if not some:
-            n = 0
-        if kept.used + n > kept.text_room:
-            # room for the rest at a token's size too, so it is seldom grown
-            kept.text_room = 2 * (kept.used + n) + 4 * (s.marked_count - j) + 4096
-            more = records_grow(kept.texts, kept.used, kept.text_room)
+@cython.final
+cdef class _ArrowEntries:
+    """The chunks of an Arrow column that hold marked entries' texts, kept by the result
+    (their buffers stay where the input put them: no text is copied in the scan, when a
+    million-entry piece's bytes have left the cache), and read when a token is first
+    asked for: called, it gives _marks.MarkedTexts' texts, ends and nones, each marked
+    entry read again and checked as read (entry_bytes), as the scan's copy was.  A
+    stream's chunks are moved here and released with this object; one array's struct
+    stays its capsule's (kept), and is only read."""
+    cdef ColumnType t
+    cdef object capsule         # the array's capsule (parse_arrow_array), or None
+    cdef ArrowArray* chunks     # the kept chunks' structs
+    cdef int64_t* bases         # the result's index of each one's entry 0
+    cdef Py_ssize_t count, room
+    cdef object invalid         # the result's marked indices (array('q'))
+    cdef bytes reasons
+
+    def __dealloc__(self):
+        cdef Py_ssize_t j
+        if self.capsule is None:
+            for j in range(self.count):
+                release_array(&self.chunks[j])
+        free(self.chunks)
+        free(self.bases)
+
+    cdef int keep(self, ArrowArray* chunk, int64_t base, object capsule) except -1:
+        """Keeps a chunk: a stream's is moved here (chunk left released); an array's
+        (capsule: the capsule owning it) is copied and never released here."""
+        cdef void* more
+        if self.count == self.room:
+            self.room = 2 * self.room + 4
+            more = realloc(self.chunks, sizeof(ArrowArray) * self.room)
             if more == NULL:
-                return -1
-            kept.texts = <unsigned char*>more
-        if n <= 16:  # a token's size: no call to memcpy for a few bytes
-            for b in range(n):
-                kept.texts[kept.used + b] = p[b]
+                raise MemoryError()
+            self.chunks = <ArrowArray*>more
+            more = realloc(self.bases, sizeof(int64_t) * self.room)
+            if more == NULL:
+                raise MemoryError()
+            self.bases = <int64_t*>more
+        self.chunks[self.count] = chunk[0]
+        self.bases[self.count] = base
+        self.count += 1
+        if capsule is None:
+            chunk.release = NULL  # moved: the producer's release is ours to call
         else:
-            memcpy(kept.texts + kept.used, p, n)
-        kept.used += n
-        kept.ends[kept.count] = kept.used
-        kept.nones[kept.count] = not some
-        kept.any_none |= not some
-        kept.count += 1
-    return 0
+            self.capsule = capsule
+        return 0
+
+    def __call__(self):
+        cdef Py_ssize_t n = len(self.reasons), k, j = 0, used = 0, room = 4 * n + 64
+        cdef const int64_t* at = <const int64_t*>array_address(self.invalid) if n else NULL
+        cdef const unsigned char* reasons = self.reasons
+        cdef unsigned char* texts = <unsigned char*>malloc(room)
+        cdef int64_t* ends = <int64_t*>malloc(8 * n + 8)
+        cdef bytes nones = PyBytes_FromStringAndSize(NULL, n)
+        cdef unsigned char* none = <unsigned char*>PyBytes_AS_STRING(nones)  # ours alone
+        cdef bint any_none = False, some
+        cdef const unsigned char* p
+        cdef int64_t size, index
+        cdef void* more
+        try:
+            if texts == NULL or ends == NULL:
+                raise MemoryError()
+            for k in range(n):
+                some = False
+                size = 0
+                index = at[k]
+                if reasons[k] != R_MISSING:
+                    while j < self.count and index >= self.bases[j] + self.chunks[j].length:
+                        j += 1
+                    if j < self.count and index >= self.bases[j]:
+                        some = entry_bytes(&self.chunks[j], self.t, index - self.bases[j],
+                                           &p, &size)
+                if not some:
+                    size = 0
+                if used + size > room:
+                    room = 2 * (used + size) + 4 * (n - k) + 64
+                    more = realloc(texts, room)
+                    if more == NULL:
+                        raise MemoryError()
+                    texts = <unsigned char*>more
+                if size:
+                    memcpy(texts + used, p, size)
+                used += size
+                ends[k] = used
+                none[k] = not some
+                any_none |= not some
+            return (PyBytes_FromStringAndSize(<char*>texts, used), int64_column(ends, n),
+                    nones if any_none else None)
+        finally:
+            free(texts)
+            free(ends)
 
 
-cdef void kept_free(KeptTexts* kept) noexcept nogil:
-    records_free(kept.texts)
-    records_free(kept.ends)
-    records_free(kept.nones)
-
-
-cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
+cdef TokenArray finish(Sink* s, bint epin, _ArrowEntries kept, bint binary,
+                       object invalid=None):
     cdef TokenArray result = TokenArray.__new__(TokenArray)
     cdef unsigned char* fit = <unsigned char*>records_fit(s.records, 5 * s.count + SLACK)
-    cdef bytes reasons
     if fit == NULL and s.records != NULL:
         raise MemoryError()
     result.records, result.count, result.epin = fit, s.count, epin
@@ -975,40 +1084,71 @@ cdef TokenArray finish(Sink* s, bint epin, KeptTexts* kept, bint binary):
         if result.records == NULL:
             raise MemoryError()
     if s.marked_count:
-        reasons = PyBytes_FromStringAndSize(<const char*>s.reasons, s.marked_count)
-        set_mark_columns(result, s.marked, s.marked_count, _marks.MarkedTexts(
-            PyBytes_FromStringAndSize(<char*>kept.texts, kept.used),
-            int64_column(kept.ends, kept.count), reasons, None,
-            None if binary else "replace",
-            PyBytes_FromStringAndSize(<char*>kept.nones, kept.count) if kept.any_none
-            else None))
+        kept.reasons = PyBytes_FromStringAndSize(<const char*>s.reasons, s.marked_count)
+        if s.marked_fixed:  # the lanes wrote into the result's array: its length set
+            if s.marked_count < s.marked_room // 4:  # its room given back, few marked
+                if pyarray_resize(invalid, s.marked_count, 8) == NULL:
+                    raise MemoryError()
+            pyarray_set_size(invalid, s.marked_count)
+            result._invalid = invalid
+        else:
+            set_mark_columns(result, s.marked, s.marked_count, None)
+        kept.invalid = result._invalid
+        # the texts read from the kept chunks when first asked for
+        result._rejected = _marks.MarkedTexts(None, None, kept.reasons, None,
+                                              None if binary else "replace", later=kept)
     return result
 
 
-cdef int scan_pieces(Sink* sink, const ArrowArray* chunk, ColumnType t, bint epin,
-                     KeptTexts* kept) except -1:
+cdef int marks_in_place(Sink* s, object invalid, Py_ssize_t more) except -1:
+    """Room for more marks in the result's array('q') itself (s.marked_fixed), doubled
+    as a stream's chunks come (the pages never written cost nothing), and for their
+    reasons beside."""
+    cdef Py_ssize_t room
+    cdef void* column
+    if s.marked_count + more <= s.marked_room:
+        return 0
+    room = max(2 * s.marked_room, s.marked_count + more)
+    column = pyarray_resize(invalid, room + 8, 8)
+    if column == NULL:
+        raise MemoryError()
+    s.marked = <Py_ssize_t*>column
+    column = records_grow(s.reasons, s.marked_count, room + 64)
+    if column == NULL:
+        raise MemoryError()
+    s.reasons = <unsigned char*>column
+    s.marked_room = room
+    return 0
+
+
+cdef int scan_pieces(Sink* sink, ArrowArray* chunk, ColumnType t, bint epin,
+                     _ArrowEntries kept, object capsule, object invalid) except -1:
     """A checked chunk a piece of entries at a time (the same struct, a slice of it:
     offset and length moved), pending signals checked between: Ctrl-C stops a long
-    column.  Its records are reserved whole first, so the pieces allocate nothing."""
+    column.  Its records are reserved whole first, so the pieces allocate nothing.  A
+    chunk with a marked entry that is not missing is kept (moved into kept, or, for
+    one array, its capsule kept), its texts read from it when asked for."""
     cdef ArrowArray piece = chunk[0]
     cdef int64_t start = 0, stop
-    cdef Py_ssize_t first, base
+    cdef Py_ssize_t first = sink.marked_count, base = sink.count
     cdef int status
+    if sink.marked_fixed:
+        marks_in_place(sink, invalid, chunk.length)
     if sink_reserve(sink, chunk.length) < 0:
         raise MemoryError()
     while True:
         stop = min(chunk.length, start + piece_entries())
         piece.offset, piece.length = chunk.offset + start, stop - start
-        first, base = sink.marked_count, sink.count
         with nogil:
             status = scan_chunk(sink, &piece, t, epin)
         check_status(status, sink, &piece, t, epin)
-        if keep_rejected(sink, first, base, &piece, t, kept) < 0:
-            raise MemoryError()
         if stop >= chunk.length:
-            return 0
+            break
         start = stop
         PyErr_CheckSignals()
+    if some_text(sink.reasons, first, sink.marked_count):
+        kept.keep(chunk, base, capsule)
+    return 0
 
 
 cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
@@ -1017,7 +1157,7 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     cdef ArrowArray* array
     cdef Sink sink
     cdef ColumnType t
-    cdef KeptTexts kept
+    cdef _ArrowEntries kept = _ArrowEntries.__new__(_ArrowEntries)
     schema_capsule, array_capsule = exporter.__arrow_c_array__()
     schema = <ArrowSchema*>PyCapsule_GetPointer(schema_capsule, "arrow_schema")
     array = <ArrowArray*>PyCapsule_GetPointer(array_capsule, "arrow_array")
@@ -1025,28 +1165,38 @@ cdef TokenArray parse_arrow_array(object exporter, bint epin, bint mark):
     if array.release == NULL:
         raise ValueError(_inputs.arrow_lie("array", "released (release is NULL)"))
     check_chunk(array, t)
+    cdef object invalid = None
     memset(&sink, 0, sizeof(sink))
-    memset(&kept, 0, sizeof(kept))
+    kept.t = t
     sink.mark = mark
     try:
-        scan_pieces(&sink, array, t, epin, &kept)
-        return finish(&sink, epin, &kept, t.binary)
+        if mark and array.length and sizeof(Py_ssize_t) == 8 and offsets_in_place():
+            # The marks' indices written by the lanes where the result keeps them, room
+            # for every entry (the pages never written cost nothing): the copy of a
+            # million marks into a fresh array, 8 bytes each, was 0.4 ms
+            invalid = new_array("q")
+            sink.marked_fixed = True
+        scan_pieces(&sink, array, t, epin, kept, array_capsule, invalid)
+        return finish(&sink, epin, kept, t.binary, invalid)
     finally:
         records_free(sink.records)
-        records_free(sink.marked)
+        if not sink.marked_fixed:
+            records_free(sink.marked)
         records_free(sink.reasons)
-        kept_free(&kept)
-    # The capsules release the structs when they are collected.
+    # The capsules release the structs when they are collected (the array's once the
+    # result's kept chunks are too, where it has marked texts).
 
 
 cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
-    """An object with __arrow_c_stream__: every chunk in turn, each released once read."""
+    """An object with __arrow_c_stream__: every chunk in turn, each released once read
+    (or kept by the result, where it holds marked texts)."""
     cdef ArrowArrayStream* stream
     cdef ArrowSchema schema
     cdef ArrowArray chunk
     cdef Sink sink
     cdef ColumnType t
-    cdef KeptTexts kept
+    cdef _ArrowEntries kept = _ArrowEntries.__new__(_ArrowEntries)
+    cdef object invalid = None
     capsule = exporter.__arrow_c_stream__()
     stream = <ArrowArrayStream*>PyCapsule_GetPointer(capsule, "arrow_array_stream")
     if stream.release == NULL:
@@ -1058,31 +1208,34 @@ cdef TokenArray parse_arrow_stream(object exporter, bint epin, bint mark):
         raise ValueError(_inputs.arrow_lie("stream", f"{missing} is NULL"))
     memset(&schema, 0, sizeof(schema))
     memset(&chunk, 0, sizeof(chunk))
-    memset(&kept, 0, sizeof(kept))
     memset(&sink, 0, sizeof(sink))
     sink.mark = mark
+    if mark and sizeof(Py_ssize_t) == 8 and offsets_in_place():  # as parse_arrow_array
+        invalid = new_array("q")
+        sink.marked_fixed = True
     try:
         if stream_schema(stream, &schema) != 0:
             raise_stream_error(stream)
         t = column_type(&schema)
+        kept.t = t
         while True:
             if stream_next(stream, &chunk) != 0:
                 raise_stream_error(stream)
             if chunk.release == NULL:  # the end of the stream
                 break
             check_chunk(&chunk, t)
-            scan_pieces(&sink, &chunk, t, epin, &kept)
-            release_array(&chunk)
+            scan_pieces(&sink, &chunk, t, epin, kept, None, invalid)
+            release_array(&chunk)  # (released already where kept has moved it)
             # Between chunks too (scan_pieces checks between a chunk's pieces only): a
             # stream of many chunks, each one piece, stops at Ctrl-C
             PyErr_CheckSignals()
-        return finish(&sink, epin, &kept, t.binary)
+        return finish(&sink, epin, kept, t.binary, invalid)
     finally:
         release_array(&chunk)
         release_schema(&schema)
         records_free(sink.records)
-        kept_free(&kept)
-        records_free(sink.marked)
+        if not sink.marked_fixed:
+            records_free(sink.marked)
         records_free(sink.reasons)
 
 

@@ -259,6 +259,31 @@ static inline int sashite_group64_avx512(const unsigned char *data, const int64_
     return 1;
 }
 
+/* The marking readers' rule on eight lanes (SASHITE_MARK8's, kernels/avx2.h): under
+ * AVX2 the same; under AVX-512 the refused lanes' positions compressed from an iota and
+ * written eight at a time (the sink keeps room for eight past the last mark), with no
+ * loop per mark, whose count changed from group to group.  Only the Arrow readers
+ * take it: the other readers' marks have no such room. */
+#define sashite_mark8_wide_avx2 sashite_mark8_avx2
+typedef char sashite_positions_are_int64[sizeof(Py_ssize_t) == 8 ? 1 : -1];
+
+SASHITE_AVX512_TARGET
+static inline void sashite_mark8_wide_avx512(__m256i n, __m256i w, int epin,
+                                             const sashite_keys8 *k, uint16_t *to,
+                                             unsigned valid, Py_ssize_t at, Py_ssize_t *marks,
+                                             Py_ssize_t *m)
+{
+    __m256i index;
+    __m256i ok = sashite_rule8_avx2(n, w, epin, &index, k);
+    __mmask8 token = (__mmask8)(_mm256_test_epi32_mask(ok, ok) & valid);
+    __m512i where = _mm512_add_epi64(_mm512_set1_epi64((long long)at),
+                                     _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm512_storeu_si512((void *)(marks + *m),
+                        _mm512_maskz_compress_epi64((__mmask8)~token, where));
+    *m += 8 - SASHITE_POPCNT64(token);
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(_mm256_maskz_mov_epi32(token, index)));
+}
+
 /* The readers, one set per x86 kernel (kernels/generic/columns.h). */
 #define SASHITE_READERS "columns.h"
 #include "kernels/generic/x86_readers.h"

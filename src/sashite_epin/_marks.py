@@ -129,24 +129,44 @@ class MarkedTexts(MadeWhenRead):
     entry).  ``decode``: how a token's
     bytes become its str (UTF-8 with the error handler "surrogatepass" or "replace";
     "ucs4": a numpy U element's code units, its bytes where one is no code point), or
-    None to keep them as bytes.
+    None to keep them as bytes.  ``later``: where texts, ends and nones are None, what
+    gives them (texts, ends, nones) when a token is first asked for: an Arrow column's
+    marked texts stay in the input's buffers, which the result keeps, until then.
     A column of a hundred thousand marked entries costs no Python object per entry
     until its errors are read; a pickle holds them as a list."""
 
-    __slots__ = ("_decode", "_ends", "_lines", "_nones", "_positions", "_reasons", "_texts")
+    __slots__ = (
+        "_decode",
+        "_ends",
+        "_later",
+        "_lines",
+        "_nones",
+        "_positions",
+        "_reasons",
+        "_texts",
+    )
 
     def __init__(
         self,
-        texts: bytes,
+        texts: bytes | None,
         ends: Any,
         reasons: bytes,
         positions: Any,
         decode: str | None = "surrogatepass",
         nones: bytes | None = None,
         lines: Any = None,
+        later: Any = None,
     ) -> None:
         self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
-        self._decode, self._nones, self._lines = decode, nones, lines
+        self._decode, self._nones, self._lines, self._later = decode, nones, lines, later
+
+    def _filled(self) -> None:
+        """The texts read from where ``later`` keeps them, once (two threads asking at
+        once both read the same, and either's columns are kept)."""
+        later = self._later
+        if later is not None:
+            self._texts, self._ends, self._nones = later()
+            self._later = None
 
     def __len__(self) -> int:
         return len(self._reasons)
@@ -154,12 +174,14 @@ class MarkedTexts(MadeWhenRead):
     _noun = "rejected entry"
 
     def _made(self, k: int) -> tuple[object, int, object, object]:
+        if self._later is not None:
+            self._filled()
         position = None if self._positions is None else self._positions[k]
         line = None if self._lines is None else self._lines[k]
         if self._nones is not None and self._nones[k]:
             return (None, self._reasons[k], position, line)
         start = self._ends[k - 1] if k else 0
-        text = self._texts[start : self._ends[k]]
+        text = self._texts[start : self._ends[k]]  # type: ignore[index]  # filled above
         token: object = text
         if self._decode == "ucs4":  # a numpy U element: its code points, else its bytes
             try:
@@ -179,14 +201,15 @@ class MarkedTexts(MadeWhenRead):
         a text is not UTF-8 (each is then written entry by entry, as export_text says)."""
         if self._decode == "ucs4":
             return None
+        self._filled()
         try:
-            self._texts.decode("utf-8")
+            self._texts.decode("utf-8")  # type: ignore[union-attr]
         except UnicodeDecodeError:  # lone surrogates, bytes that are not UTF-8
             return None
         offsets = _array()("q", [0])
         offsets.extend(self._ends)
         missing = bytes(len(self)) if self._nones is None else self._nones
-        return self._reasons, missing, offsets, self._texts
+        return self._reasons, missing, offsets, self._texts  # type: ignore[return-value]
 
 
 class MarkedStrings(MarkedTexts):

@@ -68,8 +68,9 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_offsets32_marking)(
         return i;
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (SASHITE_NAMED(sashite_group32)(data, o + (I), limit, &n, &w)                          \
-     && (SASHITE_MARK8(n, w, epin, &keys, TO, sashite_bits8(bits, bit + (I)), I, marks,     \
-                       marked), 1))
+     && (SASHITE_NAMED(sashite_mark8_wide)(n, w, epin, &keys, TO,                          \
+                                           sashite_bits8(bits, bit + (I)), I, marks, marked),  \
+         1))
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
@@ -84,8 +85,9 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_offsets64_marking)(
         return i;
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (sashite_group64_marking_avx2(data, o + (I), limit, &n, &w)                            \
-     && (SASHITE_MARK8(n, w, epin, &keys, TO, sashite_bits8(bits, bit + (I)), I, marks,     \
-                       marked), 1))
+     && (SASHITE_NAMED(sashite_mark8_wide)(n, w, epin, &keys, TO,                          \
+                                           sashite_bits8(bits, bit + (I)), I, marks, marked),  \
+         1))
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
@@ -97,8 +99,9 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_views_marking)(
 {
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (sashite_group_views_avx2(v + 16 * (I), &n, &w),                                       \
-     SASHITE_MARK8(n, w, epin, &keys, TO, sashite_bits8(bits, bit + (I)), I, marks,         \
-                   marked), 1)
+     SASHITE_NAMED(sashite_mark8_wide)(n, w, epin, &keys, TO,                              \
+                                       sashite_bits8(bits, bit + (I)), I, marks, marked),      \
+     1)
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
