@@ -121,12 +121,8 @@ cdef extern from "_kernels.h" nogil:
     ctypedef struct byte_marks "sashite_byte_marks":
         int64_t* index
         int64_t* start
-        int64_t* line
         Py_ssize_t count
         Py_ssize_t room
-        int64_t lines
-        Py_ssize_t line_at
-    void lines_to "sashite_lines_to"(byte_marks* marks, const unsigned char* p, Py_ssize_t pos)
     ctypedef int (*marks_fn "sashite_marks_fn")(
         const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
         unsigned char*, const uint64_t*, int, byte_marks*, Py_ssize_t*)
@@ -661,7 +657,7 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
         if not PyBuffer_IsContiguous(&view, b'C'):
             raise ValueError("parse_many needs a contiguous bytes buffer "
                              "(copy it first, e.g. bytes(view))")
-        return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark)
+        return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark, obj)
     finally:
         PyBuffer_Release(&view)
 
@@ -781,9 +777,7 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                     if marked.count == marked.room:  # one a token: the buffer changed
                         return 2
                     j = marked.count
-                    lines_to(marked, p, s)
                     marked.index[j], marked.start[j] = k - 1, s
-                    marked.line[j] = 1 + marked.lines
                     marked.count += 1
                     # Marks come close together (half the tokens invalid) and the kernel
                     # has no marking loop: read on here a while, rather than hand each
@@ -832,7 +826,8 @@ cdef inline Py_ssize_t piece_end(const unsigned char* p, Py_ssize_t size,
     return end
 
 
-cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark):
+cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark,
+                            object owner):
     cdef Py_ssize_t count = 0, at = 0, k = 0, end
     cdef TokenArray result
     cdef Failure failure
@@ -870,7 +865,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
                               notation_of(epin), failure.index, failure.start,
                               1 + count_lines(p, 0, failure.start))
         if marked.count:
-            set_byte_marks(result, p, size, &marked, epin)
+            set_byte_marks(result, owner, p, size, &marked, epin)
     finally:
         records_free(marked.index)
     return result
@@ -883,11 +878,10 @@ cdef void mark_columns(byte_marks* marked, Py_ssize_t count) except *:
     call, 6x the clean buffer's time at half the tokens marked, against 4x)."""
     marked.room = count
     # 8 entries past each column: the AVX-512 loop writes its marks eight a store
-    marked.index = <int64_t*>records_alloc(24 * (count + 8))
+    marked.index = <int64_t*>records_alloc(16 * (count + 8))
     if marked.index == NULL:
         raise MemoryError()
     marked.start = marked.index + count + 8
-    marked.line = marked.start + count + 8
 
 
 cdef inline Py_ssize_t marked_length(const unsigned char* p, Py_ssize_t size,
@@ -912,15 +906,37 @@ cdef struct ReasonSlot:  # a refused token of up to 8 bytes and its reason
     int reason
 
 
-cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t size,
-                         byte_marks* marked, bint epin) except *:
-    """The marks of a byte buffer on the result: their indices, and each marked token's
-    bytes, reason, byte offset and line as columns (_marks.MarkedTexts: the bytes copied
-    once, back to back; tokens made when errors() reads them).  Each token's end and
-    reason are read here, from its bytes alone (the marking loop only knew where it
-    starts and that it was refused): a token read before gives its reason from a small
-    table by its bytes (a column's typos repeat), scan_token the others."""
-    cdef Py_ssize_t j, s, n = marked.count, total = 0, length
+cdef void set_byte_marks(TokenArray result, object owner, const unsigned char* p,
+                         Py_ssize_t size, byte_marks* marked, bint epin) except *:
+    """The marks of a byte buffer on the result: their indices and byte offsets, and the
+    rest of each (its text, reason and line) as _marks.MarkedTexts reads it.  A bytes
+    input cannot change: the marks keep it and read the rest from it when first asked
+    for (copying the texts, their ends and lines was over half of a marked token's
+    cost).  Any other buffer is copied once, and the rest read from the copy now."""
+    cdef Py_ssize_t n = marked.count
+    cdef object positions = int64_column(marked.start, n)
+    if type(owner) is bytes:
+        rejected = _marks.MarkedTexts.read_later(_read_byte_marks, owner, positions, epin)
+    else:  # a mutable buffer: what is kept must not change with it
+        data = PyBytes_FromStringAndSize(<const char*>p, size)
+        texts, ends, reasons, lines = _read_byte_marks(data, positions, epin)
+        rejected = _marks.MarkedTexts(texts, ends, reasons, positions, None, None, lines)
+    result._rejected = rejected
+    result._invalid = int64_column(marked.index, n)
+
+
+def _read_byte_marks(bytes data, object positions, bint epin):
+    """(texts, ends, reasons, lines) of the tokens of data that parse_many marked,
+    which start at positions (array('q'), increasing): each token's bytes back to back
+    and where each ends, its reason (one byte each) and its line.  A token read before
+    gives its reason from a small table by its bytes (a column's typos repeat),
+    scan_token the others; one that is a token after all raises RuntimeError (the
+    buffer changed while it was read)."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = len(data), n = len(positions), j, s, total = 0, length
+    cdef Py_ssize_t counted = 0
+    cdef const int64_t* start = <const int64_t*>array_address(positions) if n else NULL
+    cdef int64_t newlines = 0
     cdef int code
     cdef bint changed = False
     cdef uint64_t key
@@ -929,7 +945,8 @@ cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t s
     memset(seen, 0, sizeof(seen))
     # the texts back to back, at most the buffer's bytes (and 8 for an 8-byte store)
     cdef unsigned char* text = <unsigned char*>records_alloc(size + 8)
-    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    cdef int64_t* ends = <int64_t*>records_alloc(16 * n + 8)
+    cdef int64_t* line = ends + n
     cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
     cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # ours alone
     try:
@@ -937,9 +954,15 @@ cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t s
             raise MemoryError()
         with nogil:
             for j in range(n):
-                s = marked.start[j]
+                s = start[j]
+                if s < counted or s >= size:  # not where a marked token can start
+                    changed = True
+                    break
+                newlines += count_newlines(p + counted, s - counted)
+                counted = s
+                line[j] = 1 + newlines
                 length = marked_length(p, size, s)
-                if total + length > size:  # the buffer changed: more text than it holds
+                if total + length > size:  # more text than the buffer holds
                     changed = True
                     break
                 if length <= 8 and s + 8 <= size:
@@ -962,11 +985,8 @@ cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t s
                 ends[j] = total
         if changed:
             raise RuntimeError("the buffer changed while parse_many read it")
-        result._rejected = _marks.MarkedTexts(
-            PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
-            reasons, int64_column(marked.start, n), None, None,
-            int64_column(marked.line, n))
-        result._invalid = int64_column(marked.index, n)
+        return (PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
+                reasons, int64_column(line, n))
     finally:
         records_free(text)
         records_free(ends)

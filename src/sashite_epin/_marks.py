@@ -131,9 +131,12 @@ class MarkedTexts(MadeWhenRead):
     "ucs4": a numpy U element's code units, its bytes where one is no code point), or
     None to keep them as bytes.
     A column of a hundred thousand marked entries costs no Python object per entry
-    until its errors are read; a pickle holds them as a list."""
+    until its errors are read; a pickle holds them as a list.  Those of ``read_later``
+    have their positions alone until the rest is first asked for."""
 
-    __slots__ = ("_decode", "_ends", "_lines", "_nones", "_positions", "_reasons", "_texts")
+    __slots__ = (
+        "_decode", "_ends", "_lines", "_nones", "_positions", "_reasons", "_source", "_texts",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -147,8 +150,31 @@ class MarkedTexts(MadeWhenRead):
     ) -> None:
         self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
         self._decode, self._nones, self._lines = decode, nones, lines
+        self._source: Any = None
+
+    @classmethod
+    def read_later(cls, read: Any, data: bytes, positions: Any, epin: bool) -> MarkedTexts:
+        """The marked tokens of the immutable ``data`` starting at ``positions``, their
+        texts, ends, reasons and lines read by ``read(data, positions, epin)`` when first
+        asked for: a parse that marks half a million tokens copies none of them."""
+        self = cls.__new__(cls)
+        self._positions, self._decode, self._nones = positions, None, None
+        self._source = (read, data, positions, epin)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for a slot not set: the columns of marks read later, read now.
+        source = self._source
+        if source is None or name not in ("_texts", "_ends", "_reasons", "_lines"):
+            raise AttributeError(name)
+        read, *arguments = source
+        self._texts, self._ends, self._reasons, self._lines = read(*arguments)
+        self._source = None
+        return getattr(self, name)
 
     def __len__(self) -> int:
+        if self._source is not None:
+            return len(self._positions)
         return len(self._reasons)
 
     _noun = "rejected entry"

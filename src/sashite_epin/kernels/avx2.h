@@ -79,16 +79,6 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
 }
 
 
-/* The b"\n" bytes of p[0..63] as a mask (kernels/generic/marks.h). */
-SASHITE_AVX2_TARGET
-static inline uint64_t sashite_newline_mask64_avx2(const unsigned char *p) {
-    const __m256i ten = _mm256_set1_epi8(10);
-    __m256i v0 = _mm256_loadu_si256((const __m256i *)p);
-    __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, ten))
-           | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, ten)) << 32;
-}
-
 /* For each byte of a letter mask, the pshufb that gathers the 16-bit indexes of its set
  * bits to the front (simdjson and simdutf compress bytes the same way). */
 static unsigned char sashite_gather_8[256][16];
@@ -329,7 +319,6 @@ static int sashite_runs_avx2(void) {
 #define SASHITE_BLOCK sashite_block_avx2
 #define SASHITE_COMPRESS sashite_compress_avx2
 #define SASHITE_WRITE sashite_write_scalar
-#define SASHITE_NEWLINES sashite_newline_mask64_avx2
 #include "generic/count.h"
 #include "generic/decode.h"
 #include "generic/marks.h"
