@@ -9,7 +9,7 @@ from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_R
 from cpython.dict cimport PyDict_GetItem
 from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_Check
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memchr
 
 import os as _os
@@ -75,7 +75,7 @@ cdef extern from "_fixed.h" nogil:
     Py_ssize_t fixed_lanes_marking "sashite_fixed_lanes_marking"(
         int kernel, int wide, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         Py_ssize_t w, unsigned char* out, const uint64_t* records, int epin,
-        Py_ssize_t* marks, Py_ssize_t* m)
+        Py_ssize_t* marks, uint32_t* words, Py_ssize_t* m)
     Py_ssize_t strings_lanes "sashite_strings_lanes"(
         int kernel, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         unsigned char* out, const uint64_t* records, int epin)
@@ -916,7 +916,8 @@ cdef void set_byte_marks(TokenArray result, object owner, const unsigned char* p
     cdef Py_ssize_t n = marked.count
     cdef object positions = int64_column(marked.start, n)
     if type(owner) is bytes:
-        rejected = _marks.MarkedTexts.read_later(_read_byte_marks, owner, positions, epin)
+        rejected = _marks.MarkedTexts.read_later(n, _read_byte_marks, owner, positions, epin,
+                                                 positions=positions)
     else:  # a mutable buffer: what is kept must not change with it
         data = PyBytes_FromStringAndSize(<const char*>p, size)
         texts, ends, reasons, lines = _read_byte_marks(data, positions, epin)
@@ -1091,13 +1092,28 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
 cdef struct FixedMarks:  # a numpy S / U array's marked elements, as compact columns
     int64_t* index          # each one's element (its text found again from it)
     unsigned char* reason   # and reason
+    uint32_t* key           # elements of up to 4 units: each one's units (element_key)
     Py_ssize_t count
+    Py_ssize_t clipped      # how many keys of U elements have a unit past ASCII
+
+
+cdef inline uint32_t element_key(const unsigned char* e, Py_ssize_t width,
+                                 bint wide) noexcept nogil:
+    """An element of up to 4 units as one integer, unit i in byte i: an S element's
+    bytes exactly, a U element's code points with any past ASCII as 0x80 (as
+    scan_element reads them).  Its trailing zero bytes are its NUL padding."""
+    cdef uint32_t key = 0
+    cdef Py_ssize_t i
+    for i in range(width):
+        key |= <uint32_t>(min(code_point_at(e, i), 0x80) if wide else e[i]) << (8 * i)
+    return key
 
 
 cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
                     Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
                     Py_ssize_t first, FixedMarks* marked, Failure* failure,
-                    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL) noexcept nogil:
+                    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL,
+                    uint32_t* words=NULL) noexcept nogil:
     """Elements start to stop - 1 of base[0], base[stride], ..., base[(count - 1) *
     stride], a numpy S or U array (width characters each), into the records at out; an
     error names index first + k and the element's byte offset from base.  0 done, 1 an
@@ -1131,16 +1147,14 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
             # zero record, the position kept); the exact code reads only those
             m = 0
             k = fixed_lanes_marking(kernel, wide, base, k, lanes, width, out,
-                                    records_by_index, epin, refused, &m)
+                                    records_by_index, epin, refused, words, &m)
             for q in range(m):
-                e = base + refused[q] * stride  # 4 units readable: a lane read them
-                key = 0
-                for i in range(width):
-                    key |= (min(code_point_at(e, i), 0x80) if wide else e[i]) << (8 * i)
+                key = words[q]  # the element's units, as element_key gives them
                 i = (key * 0x9E3779B1u) >> 24
                 if seen_set[i] and seen_key[i] == key:
                     code = seen_code[i]
                 else:
+                    e = base + refused[q] * stride  # 4 units readable: a lane read them
                     code = scan_element(e, width, wide, epin, &length)
                     seen_set[i], seen_key[i], seen_code[i] = 1, key, code
                 if code >= 0:
@@ -1148,6 +1162,10 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
                 else:
                     marked.index[marked.count] = first + refused[q]
                     marked.reason[marked.count] = <unsigned char>-code
+                    if marked.key != NULL:
+                        marked.key[marked.count] = key
+                        if wide and key & 0x80808080u:
+                            marked.clipped += 1
                     marked.count += 1
             upto = min(k + 8, stop)
         elif k < lanes:
@@ -1166,6 +1184,11 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
                 memset(out + 5 * k, 0, 5)
                 marked.index[marked.count] = first + k
                 marked.reason[marked.count] = <unsigned char>-code
+                if marked.key != NULL:
+                    key = element_key(e, width, wide)
+                    marked.key[marked.count] = key
+                    if wide and key & 0x80808080u:
+                        marked.clipped += 1
                 marked.count += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
@@ -1178,10 +1201,12 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
-    cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
+    cdef FixedMarks marked = FixedMarks(NULL, NULL, NULL, 0, 0)
     cdef Failure failure
     cdef int status
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
+    cdef uint32_t* words = NULL      # ... and their units (element_key)
+    cdef Py_ssize_t room
     if view.ndim != 1:
         raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
     if wide and fmt[:1] in (b">", b"!"):
@@ -1194,15 +1219,19 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
         # Room for every element to be marked, 9 bytes each (memory never written costs
         # nothing): a 40-byte mark grown by doubling faulted in fresh memory as it grew,
         # half the elements marked 5.5x the clean array's time
-        marked.index = <int64_t*>records_alloc(9 * count + 64)
+        marked.index = <int64_t*>records_alloc(13 * count + 64)
         if marked.index == NULL:
             raise MemoryError()
-        marked.reason = <unsigned char*>(marked.index + count)
+        marked.reason = <unsigned char*>(marked.index + count) + 4 * count
+        if width <= 4:  # the texts kept as 4-byte keys, made into texts when asked
+            marked.key = <uint32_t*>(marked.index + count)
     if mark and kernel_lanes(bytes_kernel_id):
-        refused = <Py_ssize_t*>records_alloc(
-            sizeof(Py_ssize_t) * min(count, max(1, piece_size // max(1, abs(stride)))) + 64)
+        # 8 entries past the piece's: the AVX-512 lanes write eight a store
+        room = min(count, max(1, piece_size // max(1, abs(stride)))) + 8
+        refused = <Py_ssize_t*>records_alloc((sizeof(Py_ssize_t) + 4) * room)
         if refused == NULL:
             raise MemoryError()
+        words = <uint32_t*>(refused + room)
     try:
         # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
         while True:
@@ -1210,7 +1239,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
             with nogil:
                 status = scan_fixed(base, count, stride, width, wide, epin, mark,
                                     result.records, 0, &marked, &failure, start, stop,
-                                    refused)
+                                    refused, words)
             if status != 0 or stop >= count:
                 break
             start = stop
@@ -1223,7 +1252,10 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                 token = <bytes>e[:failure.length]
             raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                               notation_of(epin), failure.index)
-        if marked.count:
+        if marked.count and marked.key != NULL:
+            result._rejected = keyed_elements(base, stride, width, wide, &marked)
+            result._invalid = int64_column(marked.index, marked.count)
+        elif marked.count:
             result._rejected = rejected_elements(base, stride, width, wide, &marked)
             result._invalid = int64_column(marked.index, marked.count)
     finally:
@@ -1269,6 +1301,68 @@ cdef object rejected_elements(const unsigned char* base, Py_ssize_t stride,
                                   int64_column(ends, n),
                                   PyBytes_FromStringAndSize(<const char*>marked.reason, n),
                                   None, "ucs4" if wide else None)
+    finally:
+        records_free(text)
+        records_free(ends)
+
+
+cdef object keyed_elements(const unsigned char* base, Py_ssize_t stride,
+                           Py_ssize_t width, bint wide, FixedMarks* marked):
+    """The marked elements of a numpy S or U array of up to 4 units each as
+    _marks.MarkedTexts, their texts made from their keys when first asked for (the
+    array may change after the call: the keys are a copy).  A U element's key holds
+    its code points only where each is ASCII: the others' texts are copied now."""
+    cdef Py_ssize_t j, n = marked.count, size
+    cdef const unsigned char* e
+    cdef dict clipped = {}  # mark -> its element's units, where its key clips one
+    if wide and marked.clipped:
+        for j in range(n):
+            if marked.key[j] & 0x80808080u:
+                e = base + marked.index[j] * stride
+                size = width
+                while size and code_point_at(e, size - 1) == 0:
+                    size -= 1
+                clipped[j] = <bytes>e[:4 * size]
+    reasons = PyBytes_FromStringAndSize(<const char*>marked.reason, n)
+    keys = PyBytes_FromStringAndSize(<const char*>marked.key, 4 * n)
+    return _marks.MarkedTexts.read_later(n, _read_keyed_marks, keys, wide, clipped, reasons,
+                                         decode="ucs4" if wide else None)
+
+
+def _read_keyed_marks(bytes keys, bint wide, dict clipped, bytes reasons):
+    """(texts, ends, reasons, None) of marked numpy elements kept as keys
+    (keyed_elements): each key's units up to its last nonzero one, a U element's as
+    4-byte code units (the machine's order), ``clipped``'s texts where given."""
+    cdef Py_ssize_t n = len(keys) // 4, j, i, size, total = 0
+    cdef const uint32_t* key = <const uint32_t*>PyBytes_AS_STRING(keys)
+    cdef uint32_t k, unit
+    cdef unsigned char* text = <unsigned char*>records_alloc(16 * n + 16)
+    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    cdef bytes given
+    try:
+        if text == NULL or ends == NULL:
+            raise MemoryError()
+        for j in range(n):
+            k = key[j]
+            if wide and k & 0x80808080u:
+                given = clipped[j]
+                memcpy(text + total, PyBytes_AS_STRING(given), len(given))
+                total += len(given)
+            else:
+                size = 0
+                while size < 4 and k >> (8 * size):  # (a shift by 32 is no shift)
+                    size += 1
+                for i in range(size):
+                    unit = (k >> (8 * i)) & 0xFF
+                    if wide:
+                        memcpy(text + total, &unit, 4)
+                        total += 4
+                    else:
+                        text[total] = <unsigned char>unit
+                        total += 1
+            ends[j] = total
+        return (PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
+                reasons, None)
     finally:
         records_free(text)
         records_free(ends)

@@ -153,13 +153,16 @@ class MarkedTexts(MadeWhenRead):
         self._source: Any = None
 
     @classmethod
-    def read_later(cls, read: Any, data: bytes, positions: Any, epin: bool) -> MarkedTexts:
-        """The marked tokens of the immutable ``data`` starting at ``positions``, their
-        texts, ends, reasons and lines read by ``read(data, positions, epin)`` when first
-        asked for: a parse that marks half a million tokens copies none of them."""
+    def read_later(
+        cls, count: int, read: Any, *arguments: Any, positions: Any = None, decode: Any = None
+    ) -> MarkedTexts:
+        """``count`` marked entries whose texts, ends, reasons and lines are
+        ``read(*arguments)`` when first asked for (from immutable data: a byte buffer,
+        a copy of numpy elements): a parse that marks half a million entries makes none
+        of their texts."""
         self = cls.__new__(cls)
-        self._positions, self._decode, self._nones = positions, None, None
-        self._source = (read, data, positions, epin)
+        self._positions, self._decode, self._nones = positions, decode, None
+        self._source = (count, read, arguments)
         return self
 
     def __getattr__(self, name: str) -> Any:
@@ -167,15 +170,14 @@ class MarkedTexts(MadeWhenRead):
         source = self._source
         if source is None or name not in ("_texts", "_ends", "_reasons", "_lines"):
             raise AttributeError(name)
-        read, *arguments = source
+        _count, read, arguments = source
         self._texts, self._ends, self._reasons, self._lines = read(*arguments)
         self._source = None
         return getattr(self, name)
 
     def __len__(self) -> int:
-        if self._source is not None:
-            return len(self._positions)
-        return len(self._reasons)
+        source = self._source
+        return len(self._reasons) if source is None else source[0]
 
     _noun = "rejected entry"
 
