@@ -256,3 +256,136 @@ def test_byte_buffers_with_refused_tokens_at_every_byte(core: ModuleType, kernel
                 core.use_piece_size(was)
     finally:
         core.use_bytes_kernel(before)
+
+
+# Marked entries kept as columns and made into texts, reasons and lines only when asked
+# (a bytes input's from the bytes themselves, a numpy S / U array's from a copy of each
+# marked element's units): whichever output is read first, all are the twin's, and a
+# mutable input changed after the call changes none of them.
+FIRST_READS = ["errors", "reason_codes", "to_arrow", "len"]
+
+
+def every_output(result: object, first: str) -> object:
+    """What a marked result says, its lazily kept columns first read by ``first``."""
+    reads: dict[str, Callable[[], object]] = {
+        "errors": lambda: [
+            (e.token, e.reason, e.index, e.position, e.line)
+            for e in result.errors()  # type: ignore[attr-defined]
+        ],
+        "reason_codes": lambda: result.reason_codes().tobytes(),  # type: ignore[attr-defined]
+        "to_arrow": lambda: result.to_arrow(),  # type: ignore[attr-defined]
+        "len": lambda: len(result.errors()),  # type: ignore[attr-defined]
+    }
+    said = {first: reads[first]()}
+    for name, read in reads.items():
+        said.setdefault(name, read())
+    marked = list(result.invalid)  # type: ignore[attr-defined]
+    return (
+        np.asarray(result).tobytes(),
+        marked,
+        [str(e) for e in result.errors()[-3:]],  # type: ignore[attr-defined]
+        said,
+    )
+
+
+def assert_every_output_as_twin(
+    core: ModuleType, data: object, epin: bool = True, firsts: list[str] = FIRST_READS
+) -> None:
+    for first in firsts:
+        ours = every_output(core.parse_many(data, epin, "mark"), first)
+        assert ours == every_output(_core_py.parse_many(data, epin, "mark"), first), first
+
+
+def long_buffer(count: int, seed: int) -> bytes:
+    """count tokens, half refused (others here and there), separators of every kind."""
+    rng = random.Random(seed)
+    tokens = [rng.choice(REFUSED[:-2]) if i % 2 or rng.random() < 0.1 else VALID[i % 7]
+              for i in range(count)]  # fmt: skip
+    return joined(tokens, [rng.choice(SEPARATORS) for _ in tokens])
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+def test_byte_marks_read_when_asked_are_the_twins(core: ModuleType, kernel: str) -> None:
+    before = core.use_bytes_kernel(kernel)
+    try:
+        buffers = list(byte_buffers())
+        for data in [*buffers[:280:7], *buffers[-12:]]:
+            assert_every_output_as_twin(core, data)
+        assert_every_output_as_twin(core, long_buffer(600, 5), epin=False)
+        for size in (1, 64, 65, 700):  # pieces: the marks of each kept in one column
+            was = core.use_piece_size(size)
+            try:
+                assert_every_output_as_twin(core, long_buffer(600, size))
+            finally:
+                core.use_piece_size(was)
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+@pytest.mark.parametrize("container", ["bytearray", "memoryview", "numpy uint8"])
+def test_marks_of_a_mutable_buffer_do_not_change_with_it(
+    core: ModuleType, kernel: str, container: str
+) -> None:
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for count in (9, 520):
+            data = long_buffer(count, count)
+            expected = outcome(_core_py, data, True)
+            buffer = bytearray(data)
+            given: object = buffer
+            if container == "memoryview":
+                given = memoryview(buffer)
+            elif container == "numpy uint8":
+                given = np.frombuffer(buffer, np.uint8)
+            result = core.parse_many(given, True, "mark")
+            buffer[:] = b"K" * len(buffer)  # every marked token a valid one now
+            errors = [(e.token, e.reason, e.index, e.position, e.line) for e in result.errors()]
+            assert (np.asarray(result).tobytes(), list(result.invalid), errors) == expected
+    finally:
+        core.use_bytes_kernel(before)
+
+
+def numpy_strings(dtype: str, count: int, seed: int) -> object:
+    """count elements of dtype, half refused (non-ASCII ones too, and S elements with a
+    NUL inside or a byte past ASCII), valid ones between."""
+    rng = random.Random(seed)
+    width = int(dtype[1:])
+    if dtype.startswith("S"):
+        refused = [b"K^^", b"+", b"KQ", b"", b"--p", b"K\x00^", b"\xff", b"\x00K", b"x1"]
+        valid = [v.encode() for v in VALID]
+    else:
+        refused = ["K^^", "+", "KQ", "", "--p", "\u00e9", "K\u212a", "\U0001f600^", "x1"]
+        valid = VALID
+    items = [rng.choice(refused)[:width] if i % 2 or rng.random() < 0.1
+             else valid[i % 7][:width] for i in range(count)]  # fmt: skip
+    return np.array(items, dtype=dtype)
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+@pytest.mark.parametrize("dtype", ["S1", "S4", "U2", "U4", "U5"])
+def test_numpy_marks_kept_as_units_are_the_twins(core: ModuleType, kernel: str, dtype: str) -> None:
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for count in (1, 9, 520):
+            array = numpy_strings(dtype, count, count)
+            assert_every_output_as_twin(core, array, firsts=FIRST_READS)
+            expected = outcome(_core_py, array, True)
+            result = core.parse_many(array, True, "mark")
+            array[:] = array[:1].repeat(count) if count else array  # changed after the call
+            errors = [(e.token, e.reason, e.index, e.position, e.line) for e in result.errors()]
+            assert (np.asarray(result).tobytes(), list(result.invalid), errors) == expected
+        # a marked element at every lane position, past the lanes' reach at the end
+        for count in (9, 23):
+            for at in range(count):
+                array = numpy_strings(dtype, count, 0)
+                array[:] = array[0:1].repeat(count)
+                texts = ["K"] * count
+                texts[at] = "K^^"
+                if dtype.startswith("S"):
+                    array = np.array([t.encode()[: int(dtype[1:])] for t in texts], dtype)
+                else:
+                    array = np.array([t[: int(dtype[1:])] for t in texts], dtype)
+                assert_every_output_as_twin(core, array, firsts=["errors"])
+    finally:
+        core.use_bytes_kernel(before)

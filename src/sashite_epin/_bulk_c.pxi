@@ -9,7 +9,7 @@ from cpython.buffer cimport (PyBUF_RECORDS_RO, PyBuffer_IsContiguous, PyBuffer_R
 from cpython.dict cimport PyDict_GetItem
 from cpython.exc cimport PyErr_Clear, PyErr_Occurred
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_AsDouble, PyFloat_Check
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memchr
 
 import os as _os
@@ -76,7 +76,7 @@ cdef extern from "_fixed.h" nogil:
     Py_ssize_t fixed_lanes_marking "sashite_fixed_lanes_marking"(
         int kernel, int wide, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         Py_ssize_t w, unsigned char* out, const uint64_t* records, int epin,
-        Py_ssize_t* marks, Py_ssize_t* m)
+        Py_ssize_t* marks, uint32_t* words, Py_ssize_t* m)
     Py_ssize_t strings_lanes_marking "sashite_strings_lanes_marking"(
         int kernel, const unsigned char* base, Py_ssize_t i, Py_ssize_t count,
         unsigned char* out, const uint64_t* records, int epin, Py_ssize_t* marks,
@@ -126,12 +126,8 @@ cdef extern from "_kernels.h" nogil:
     ctypedef struct byte_marks "sashite_byte_marks":
         int64_t* index
         int64_t* start
-        int64_t* line
         Py_ssize_t count
         Py_ssize_t room
-        int64_t lines
-        Py_ssize_t line_at
-    void lines_to "sashite_lines_to"(byte_marks* marks, const unsigned char* p, Py_ssize_t pos)
     ctypedef int (*marks_fn "sashite_marks_fn")(
         const unsigned char*, Py_ssize_t, Py_ssize_t*, Py_ssize_t*, Py_ssize_t,
         unsigned char*, const uint64_t*, int, byte_marks*, Py_ssize_t*)
@@ -666,7 +662,7 @@ cdef TokenArray parse_buffer(object obj, bint epin, bint mark):
         if not PyBuffer_IsContiguous(&view, b'C'):
             raise ValueError("parse_many needs a contiguous bytes buffer "
                              "(copy it first, e.g. bytes(view))")
-        return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark)
+        return parse_bytes(<const unsigned char*>view.buf, view.len, epin, mark, obj)
     finally:
         PyBuffer_Release(&view)
 
@@ -786,9 +782,7 @@ cdef int scan_exactly(const unsigned char* p, Py_ssize_t size, Py_ssize_t* at,
                     if marked.count == marked.room:  # one a token: the buffer changed
                         return 2
                     j = marked.count
-                    lines_to(marked, p, s)
                     marked.index[j], marked.start[j] = k - 1, s
-                    marked.line[j] = 1 + marked.lines
                     marked.count += 1
                     # Marks come close together (half the tokens invalid) and the kernel
                     # has no marking loop: read on here a while, rather than hand each
@@ -837,7 +831,8 @@ cdef inline Py_ssize_t piece_end(const unsigned char* p, Py_ssize_t size,
     return end
 
 
-cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark):
+cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, bint mark,
+                            object owner):
     cdef Py_ssize_t count = 0, at = 0, k = 0, end
     cdef TokenArray result
     cdef Failure failure
@@ -875,7 +870,7 @@ cdef TokenArray parse_bytes(const unsigned char* p, Py_ssize_t size, bint epin, 
                               notation_of(epin), failure.index, failure.start,
                               1 + count_lines(p, 0, failure.start))
         if marked.count:
-            set_byte_marks(result, p, size, &marked, epin)
+            set_byte_marks(result, owner, p, size, &marked, epin)
     finally:
         records_free(marked.index)
     return result
@@ -888,11 +883,10 @@ cdef void mark_columns(byte_marks* marked, Py_ssize_t count) except *:
     call, 6x the clean buffer's time at half the tokens marked, against 4x)."""
     marked.room = count
     # 8 entries past each column: the AVX-512 loop writes its marks eight a store
-    marked.index = <int64_t*>records_alloc(24 * (count + 8))
+    marked.index = <int64_t*>records_alloc(16 * (count + 8))
     if marked.index == NULL:
         raise MemoryError()
     marked.start = marked.index + count + 8
-    marked.line = marked.start + count + 8
 
 
 cdef inline Py_ssize_t marked_length(const unsigned char* p, Py_ssize_t size,
@@ -917,15 +911,38 @@ cdef struct ReasonSlot:  # a refused token of up to 8 bytes and its reason
     int reason
 
 
-cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t size,
-                         byte_marks* marked, bint epin) except *:
-    """The marks of a byte buffer on the result: their indices, and each marked token's
-    bytes, reason, byte offset and line as columns (_marks.MarkedTexts: the bytes copied
-    once, back to back; tokens made when errors() reads them).  Each token's end and
-    reason are read here, from its bytes alone (the marking loop only knew where it
-    starts and that it was refused): a token read before gives its reason from a small
-    table by its bytes (a column's typos repeat), scan_token the others."""
-    cdef Py_ssize_t j, s, n = marked.count, total = 0, length
+cdef void set_byte_marks(TokenArray result, object owner, const unsigned char* p,
+                         Py_ssize_t size, byte_marks* marked, bint epin) except *:
+    """The marks of a byte buffer on the result: their indices and byte offsets, and the
+    rest of each (its text, reason and line) as _marks.MarkedTexts reads it.  A bytes
+    input cannot change: the marks keep it and read the rest from it when first asked
+    for (copying the texts, their ends and lines was over half of a marked token's
+    cost).  Any other buffer is copied once, and the rest read from the copy now."""
+    cdef Py_ssize_t n = marked.count
+    cdef object positions = int64_column(marked.start, n)
+    if type(owner) is bytes:
+        rejected = _marks.MarkedTexts.read_later(n, _read_byte_marks, owner, positions, epin,
+                                                 positions=positions)
+    else:  # a mutable buffer: what is kept must not change with it
+        data = PyBytes_FromStringAndSize(<const char*>p, size)
+        texts, ends, reasons, lines = _read_byte_marks(data, positions, epin)
+        rejected = _marks.MarkedTexts(texts, ends, reasons, positions, None, None, lines)
+    result._rejected = rejected
+    result._invalid = int64_column(marked.index, n)
+
+
+def _read_byte_marks(bytes data, object positions, bint epin):
+    """(texts, ends, reasons, lines) of the tokens of data that parse_many marked,
+    which start at positions (array('q'), increasing): each token's bytes back to back
+    and where each ends, its reason (one byte each) and its line.  A token read before
+    gives its reason from a small table by its bytes (a column's typos repeat),
+    scan_token the others; one that is a token after all raises RuntimeError (the
+    buffer changed while it was read)."""
+    cdef const unsigned char* p = <const unsigned char*>PyBytes_AS_STRING(data)
+    cdef Py_ssize_t size = len(data), n = len(positions), j, s, total = 0, length
+    cdef Py_ssize_t counted = 0
+    cdef const int64_t* start = <const int64_t*>array_address(positions) if n else NULL
+    cdef int64_t newlines = 0
     cdef int code
     cdef bint changed = False
     cdef uint64_t key
@@ -934,7 +951,8 @@ cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t s
     memset(seen, 0, sizeof(seen))
     # the texts back to back, at most the buffer's bytes (and 8 for an 8-byte store)
     cdef unsigned char* text = <unsigned char*>records_alloc(size + 8)
-    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    cdef int64_t* ends = <int64_t*>records_alloc(16 * n + 8)
+    cdef int64_t* line = ends + n
     cdef bytes reasons = PyBytes_FromStringAndSize(NULL, n)
     cdef unsigned char* reason = <unsigned char*>PyBytes_AS_STRING(reasons)  # ours alone
     try:
@@ -942,9 +960,15 @@ cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t s
             raise MemoryError()
         with nogil:
             for j in range(n):
-                s = marked.start[j]
+                s = start[j]
+                if s < counted or s >= size:  # not where a marked token can start
+                    changed = True
+                    break
+                newlines += count_newlines(p + counted, s - counted)
+                counted = s
+                line[j] = 1 + newlines
                 length = marked_length(p, size, s)
-                if total + length > size:  # the buffer changed: more text than it holds
+                if total + length > size:  # more text than the buffer holds
                     changed = True
                     break
                 if length <= 8 and s + 8 <= size:
@@ -967,11 +991,8 @@ cdef void set_byte_marks(TokenArray result, const unsigned char* p, Py_ssize_t s
                 ends[j] = total
         if changed:
             raise RuntimeError("the buffer changed while parse_many read it")
-        result._rejected = _marks.MarkedTexts(
-            PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
-            reasons, int64_column(marked.start, n), None, None,
-            int64_column(marked.line, n))
-        result._invalid = int64_column(marked.index, n)
+        return (PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
+                reasons, int64_column(line, n))
     finally:
         records_free(text)
         records_free(ends)
@@ -1076,13 +1097,28 @@ cdef object element_token(const unsigned char* e, Py_ssize_t n):
 cdef struct FixedMarks:  # a numpy S / U array's marked elements, as compact columns
     int64_t* index          # each one's element (its text found again from it)
     unsigned char* reason   # and reason
+    uint32_t* key           # elements of up to 4 units: each one's units (element_key)
     Py_ssize_t count
+    Py_ssize_t clipped      # how many keys of U elements have a unit past ASCII
+
+
+cdef inline uint32_t element_key(const unsigned char* e, Py_ssize_t width,
+                                 bint wide) noexcept nogil:
+    """An element of up to 4 units as one integer, unit i in byte i: an S element's
+    bytes exactly, a U element's code points with any past ASCII as 0x80 (as
+    scan_element reads them).  Its trailing zero bytes are its NUL padding."""
+    cdef uint32_t key = 0
+    cdef Py_ssize_t i
+    for i in range(width):
+        key |= <uint32_t>(min(code_point_at(e, i), 0x80) if wide else e[i]) << (8 * i)
+    return key
 
 
 cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stride,
                     Py_ssize_t width, bint wide, bint epin, bint mark, unsigned char* out,
                     Py_ssize_t first, FixedMarks* marked, Failure* failure,
-                    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL) noexcept nogil:
+                    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t* refused=NULL,
+                    uint32_t* words=NULL) noexcept nogil:
     """Elements start to stop - 1 of base[0], base[stride], ..., base[(count - 1) *
     stride], a numpy S or U array (width characters each), into the records at out; an
     error names index first + k and the element's byte offset from base.  0 done, 1 an
@@ -1116,16 +1152,14 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
             # zero record, the position kept); the exact code reads only those
             m = 0
             k = fixed_lanes_marking(kernel, wide, base, k, lanes, width, out,
-                                    records_by_index, epin, refused, &m)
+                                    records_by_index, epin, refused, words, &m)
             for q in range(m):
-                e = base + refused[q] * stride  # 4 units readable: a lane read them
-                key = 0
-                for i in range(width):
-                    key |= (min(code_point_at(e, i), 0x80) if wide else e[i]) << (8 * i)
+                key = words[q]  # the element's units, as element_key gives them
                 i = (key * 0x9E3779B1u) >> 24
                 if seen_set[i] and seen_key[i] == key:
                     code = seen_code[i]
                 else:
+                    e = base + refused[q] * stride  # 4 units readable: a lane read them
                     code = scan_element(e, width, wide, epin, &length)
                     seen_set[i], seen_key[i], seen_code[i] = 1, key, code
                 if code >= 0:
@@ -1133,6 +1167,10 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
                 else:
                     marked.index[marked.count] = first + refused[q]
                     marked.reason[marked.count] = <unsigned char>-code
+                    if marked.key != NULL:
+                        marked.key[marked.count] = key
+                        if wide and key & 0x80808080u:
+                            marked.clipped += 1
                     marked.count += 1
             upto = min(k + 8, stop)
         elif k < lanes:
@@ -1151,6 +1189,11 @@ cdef int scan_fixed(const unsigned char* base, Py_ssize_t count, Py_ssize_t stri
                 memset(out + 5 * k, 0, 5)
                 marked.index[marked.count] = first + k
                 marked.reason[marked.count] = <unsigned char>-code
+                if marked.key != NULL:
+                    key = element_key(e, width, wide)
+                    marked.key[marked.count] = key
+                    if wide and key & 0x80808080u:
+                        marked.clipped += 1
                 marked.count += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
@@ -1163,10 +1206,12 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
     cdef const unsigned char* base = <const unsigned char*>view.buf
     cdef const unsigned char* e
     cdef TokenArray result
-    cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
+    cdef FixedMarks marked = FixedMarks(NULL, NULL, NULL, 0, 0)
     cdef Failure failure
     cdef int status
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
+    cdef uint32_t* words = NULL      # ... and their units (element_key)
+    cdef Py_ssize_t room
     if view.ndim != 1:
         raise ValueError(f"parse_many needs a 1-dimensional array, not {view.ndim}-dimensional")
     if wide and fmt[:1] in (b">", b"!"):
@@ -1179,15 +1224,19 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
         # Room for every element to be marked, 9 bytes each (memory never written costs
         # nothing): a 40-byte mark grown by doubling faulted in fresh memory as it grew,
         # half the elements marked 5.5x the clean array's time
-        marked.index = <int64_t*>records_alloc(9 * count + 64)
+        marked.index = <int64_t*>records_alloc(13 * count + 64)
         if marked.index == NULL:
             raise MemoryError()
-        marked.reason = <unsigned char*>(marked.index + count)
+        marked.reason = <unsigned char*>(marked.index + count) + 4 * count
+        if width <= 4:  # the texts kept as 4-byte keys, made into texts when asked
+            marked.key = <uint32_t*>(marked.index + count)
     if mark and kernel_lanes(bytes_kernel_id):
-        refused = <Py_ssize_t*>records_alloc(
-            sizeof(Py_ssize_t) * min(count, max(1, piece_size // max(1, abs(stride)))) + 64)
+        # 8 entries past the piece's: the AVX-512 lanes write eight a store
+        room = min(count, max(1, piece_size // max(1, abs(stride)))) + 8
+        refused = <Py_ssize_t*>records_alloc((sizeof(Py_ssize_t) + 4) * room)
         if refused == NULL:
             raise MemoryError()
+        words = <uint32_t*>(refused + room)
     try:
         # A piece at a time, pending signals checked between (Ctrl-C stops a long call).
         while True:
@@ -1195,7 +1244,7 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
             with nogil:
                 status = scan_fixed(base, count, stride, width, wide, epin, mark,
                                     result.records, 0, &marked, &failure, start, stop,
-                                    refused)
+                                    refused, words)
             if status != 0 or stop >= count:
                 break
             start = stop
@@ -1208,7 +1257,10 @@ cdef TokenArray parse_fixed_width(Py_buffer* view, bint wide, bytes fmt, bint ep
                 token = <bytes>e[:failure.length]
             raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
                               notation_of(epin), failure.index)
-        if marked.count:
+        if marked.count and marked.key != NULL:
+            result._rejected = keyed_elements(base, stride, width, wide, &marked)
+            result._invalid = int64_column(marked.index, marked.count)
+        elif marked.count:
             result._rejected = rejected_elements(base, stride, width, wide, &marked)
             result._invalid = int64_column(marked.index, marked.count)
     finally:
@@ -1254,6 +1306,68 @@ cdef object rejected_elements(const unsigned char* base, Py_ssize_t stride,
                                   int64_column(ends, n),
                                   PyBytes_FromStringAndSize(<const char*>marked.reason, n),
                                   None, "ucs4" if wide else None)
+    finally:
+        records_free(text)
+        records_free(ends)
+
+
+cdef object keyed_elements(const unsigned char* base, Py_ssize_t stride,
+                           Py_ssize_t width, bint wide, FixedMarks* marked):
+    """The marked elements of a numpy S or U array of up to 4 units each as
+    _marks.MarkedTexts, their texts made from their keys when first asked for (the
+    array may change after the call: the keys are a copy).  A U element's key holds
+    its code points only where each is ASCII: the others' texts are copied now."""
+    cdef Py_ssize_t j, n = marked.count, size
+    cdef const unsigned char* e
+    cdef dict clipped = {}  # mark -> its element's units, where its key clips one
+    if wide and marked.clipped:
+        for j in range(n):
+            if marked.key[j] & 0x80808080u:
+                e = base + marked.index[j] * stride
+                size = width
+                while size and code_point_at(e, size - 1) == 0:
+                    size -= 1
+                clipped[j] = <bytes>e[:4 * size]
+    reasons = PyBytes_FromStringAndSize(<const char*>marked.reason, n)
+    keys = PyBytes_FromStringAndSize(<const char*>marked.key, 4 * n)
+    return _marks.MarkedTexts.read_later(n, _read_keyed_marks, keys, wide, clipped, reasons,
+                                         decode="ucs4" if wide else None)
+
+
+def _read_keyed_marks(bytes keys, bint wide, dict clipped, bytes reasons):
+    """(texts, ends, reasons, None) of marked numpy elements kept as keys
+    (keyed_elements): each key's units up to its last nonzero one, a U element's as
+    4-byte code units (the machine's order), ``clipped``'s texts where given."""
+    cdef Py_ssize_t n = len(keys) // 4, j, i, size, total = 0
+    cdef const uint32_t* key = <const uint32_t*>PyBytes_AS_STRING(keys)
+    cdef uint32_t k, unit
+    cdef unsigned char* text = <unsigned char*>records_alloc(16 * n + 16)
+    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    cdef bytes given
+    try:
+        if text == NULL or ends == NULL:
+            raise MemoryError()
+        for j in range(n):
+            k = key[j]
+            if wide and k & 0x80808080u:
+                given = clipped[j]
+                memcpy(text + total, PyBytes_AS_STRING(given), len(given))
+                total += len(given)
+            else:
+                size = 0
+                while size < 4 and k >> (8 * size):  # (a shift by 32 is no shift)
+                    size += 1
+                for i in range(size):
+                    unit = (k >> (8 * i)) & 0xFF
+                    if wide:
+                        memcpy(text + total, &unit, 4)
+                        total += 4
+                    else:
+                        text[total] = <unsigned char>unit
+                        total += 1
+            ends[j] = total
+        return (PyBytes_FromStringAndSize(<const char*>text, total), int64_column(ends, n),
+                reasons, None)
     finally:
         records_free(text)
         records_free(ends)
@@ -1426,7 +1540,7 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     cdef Py_ssize_t count, stride, k = 0, stop, i
     cdef const unsigned char* base
     cdef TokenArray result, single
-    cdef FixedMarks marked = FixedMarks(NULL, NULL, 0)
+    cdef FixedMarks marked = FixedMarks(NULL, NULL, NULL, 0, 0)
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
     cdef unsigned char* elements = NULL  # and the marked elements' 16 bytes
     cdef Failure failure

@@ -302,18 +302,19 @@ static inline Py_ssize_t sashite_fixed_lanes_marking(int kernel, int wide,
                                                      Py_ssize_t count, Py_ssize_t width,
                                                      unsigned char *out,
                                                      const uint64_t *records, int epin,
-                                                     Py_ssize_t *marks, Py_ssize_t *m)
+                                                     Py_ssize_t *marks, uint32_t *words,
+                                                     Py_ssize_t *m)
 {
     (void)wide, (void)base, (void)count, (void)width, (void)out, (void)records, (void)epin;
-    (void)marks, (void)m;
+    (void)marks, (void)words, (void)m;
     switch (kernel) {
 #ifdef SASHITE_EPIN_AVX2
     case SASHITE_KERNEL_AVX512:
         return (wide ? sashite_fixed_u_marking_avx512 : sashite_fixed_s_marking_avx512)(
-            base, i, count, width, out, records, epin, marks, m);
+            base, i, count, width, out, records, epin, marks, words, m);
     case SASHITE_KERNEL_AVX2:
         return (wide ? sashite_fixed_u_marking_avx2 : sashite_fixed_s_marking_avx2)(
-            base, i, count, width, out, records, epin, marks, m);
+            base, i, count, width, out, records, epin, marks, words, m);
 #endif
     default:
         return i;

@@ -263,27 +263,14 @@ static inline int sashite_kernel_lanes(int kernel) {
 
 /* ---- marks of a byte buffer (errors="mark") ------------------------------------------
  * The tokens a buffer's decode under errors="mark" refused, as compact columns (room
- * for one per token: memory never written costs nothing): each one's record index,
- * start and line (1-based); its end is the separator after it, found again when its
- * reason is read (one column less to write and read: the columns' memory traffic is
- * most of a marked token's cost).  lines: how many b"\n" bytes p[0 .. line_at - 1]
- * holds, so each reader counts on from where the last stopped. */
+ * for one per token: memory never written costs nothing): each one's record index and
+ * start.  Its end (the separator after it), its reason and its line are read again
+ * from the buffer when they are asked for (the columns' memory traffic was most of a
+ * marked token's cost). */
 typedef struct {
-    int64_t *index, *start, *line;
+    int64_t *index, *start;
     Py_ssize_t count, room;
-    int64_t lines;
-    Py_ssize_t line_at;
 } sashite_byte_marks;
-
-/* marks->lines counted on to pos (only ever forward; from the start where pos lies
- * before line_at). */
-static inline void sashite_lines_to(sashite_byte_marks *marks, const unsigned char *p,
-                                    Py_ssize_t pos) {
-    if (pos < marks->line_at)
-        marks->lines = 0, marks->line_at = 0;
-    marks->lines += sashite_count_newlines(p + marks->line_at, pos - marks->line_at);
-    marks->line_at = pos;
-}
 
 typedef int (*sashite_marks_fn)(const unsigned char *, Py_ssize_t, Py_ssize_t *, Py_ssize_t *,
                                 Py_ssize_t, unsigned char *, const uint64_t *, int,

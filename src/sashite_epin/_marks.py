@@ -133,7 +133,8 @@ class MarkedTexts(MadeWhenRead):
     gives them (texts, ends, nones) when a token is first asked for: an Arrow column's
     marked texts stay in the input's buffers, which the result keeps, until then.
     A column of a hundred thousand marked entries costs no Python object per entry
-    until its errors are read; a pickle holds them as a list."""
+    until its errors are read; a pickle holds them as a list.  Those of ``read_later``
+    have their positions alone until the rest is first asked for."""
 
     __slots__ = (
         "_decode",
@@ -143,6 +144,7 @@ class MarkedTexts(MadeWhenRead):
         "_nones",
         "_positions",
         "_reasons",
+        "_source",
         "_texts",
     )
 
@@ -159,6 +161,30 @@ class MarkedTexts(MadeWhenRead):
     ) -> None:
         self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
         self._decode, self._nones, self._lines, self._later = decode, nones, lines, later
+        self._source: Any = None
+
+    @classmethod
+    def read_later(
+        cls, count: int, read: Any, *arguments: Any, positions: Any = None, decode: Any = None
+    ) -> MarkedTexts:
+        """``count`` marked entries whose texts, ends, reasons and lines are
+        ``read(*arguments)`` when first asked for (from immutable data: a byte buffer,
+        a copy of numpy elements): a parse that marks half a million entries makes none
+        of their texts."""
+        self = cls.__new__(cls)
+        self._positions, self._decode, self._nones, self._later = positions, decode, None, None
+        self._source = (count, read, arguments)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for a slot not set: the columns of marks read later, read now.
+        source = self._source
+        if source is None or name not in ("_texts", "_ends", "_reasons", "_lines"):
+            raise AttributeError(name)
+        _count, read, arguments = source
+        self._texts, self._ends, self._reasons, self._lines = read(*arguments)
+        self._source = None
+        return getattr(self, name)
 
     def _filled(self) -> None:
         """The texts read from where ``later`` keeps them, once (two threads asking at
@@ -169,7 +195,8 @@ class MarkedTexts(MadeWhenRead):
             self._later = None
 
     def __len__(self) -> int:
-        return len(self._reasons)
+        source = self._source
+        return len(self._reasons) if source is None else source[0]
 
     _noun = "rejected entry"
 

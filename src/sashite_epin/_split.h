@@ -206,23 +206,6 @@ static inline int64_t sashite_count_newlines(const unsigned char *p, int64_t n) 
     return lines;
 }
 
-/* The b"\n" bytes of p[0..63] (all readable) as a mask, bit i for byte i. */
-static inline uint64_t sashite_newline_mask64(const unsigned char *p) {
-    uint64_t mask = 0;
-    int i;
-#ifdef SASHITE_EPIN_SSE2
-    const __m128i ten = _mm_set1_epi8(10);
-    for (i = 0; i < 4; i++)
-        mask |= (uint64_t)(uint16_t)_mm_movemask_epi8(
-                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), ten))
-                << (16 * i);
-#else
-    for (i = 0; i < 64; i++)
-        mask |= (uint64_t)(p[i] == 10) << i;
-#endif
-    return mask;
-}
-
 /* The high bit of each byte of the 8 little-endian bytes w that equals c, SWAR, exactly
  * (a byte equal to c is zero after the XOR; ((x & 0x7F..) + 0x7F..) | x sets the top
  * bit of exactly the nonzero bytes, no carry crossing a byte). */

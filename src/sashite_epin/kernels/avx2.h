@@ -79,16 +79,6 @@ static inline uint64_t sashite_sep_mask64_avx2(const unsigned char *p) {
 }
 
 
-/* The b"\n" bytes of p[0..63] as a mask (kernels/generic/marks.h). */
-SASHITE_AVX2_TARGET
-static inline uint64_t sashite_newline_mask64_avx2(const unsigned char *p) {
-    const __m256i ten = _mm256_set1_epi8(10);
-    __m256i v0 = _mm256_loadu_si256((const __m256i *)p);
-    __m256i v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
-    return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, ten))
-           | (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, ten)) << 32;
-}
-
 /* For each byte of a letter mask, the pshufb that gathers the 16-bit indexes of its set
  * bits to the front (simdjson and simdutf compress bytes the same way). */
 static unsigned char sashite_gather_8[256][16];
@@ -262,6 +252,30 @@ static inline void sashite_mark8_avx2(__m256i n, __m256i w, int epin, const sash
     _mm_storeu_si128((__m128i *)to, sashite_narrow_avx2(index));
 }
 
+/* sashite_mark8_avx2 for numpy S / U elements (no validity bits), each refused lane's
+ * word (its element's units, kernels/generic/fixed.h) appended to keys[*m ..] beside
+ * its position: the exact code then finds its reason, and later its text, from the
+ * word alone (the array may change after the call). */
+SASHITE_AVX2_TARGET
+static inline void sashite_mark8_keys_avx2(__m256i n, __m256i w, int epin,
+                                           const sashite_keys8 *k, uint16_t *to,
+                                           Py_ssize_t at, Py_ssize_t *marks, uint32_t *keys,
+                                           Py_ssize_t *m)
+{
+    __m256i index;
+    __m256i ok = sashite_rule8_avx2(n, w, epin, &index, k);
+    unsigned refused = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ok)) & 0xFFu;
+    if (refused) {
+        uint32_t words[8];
+        _mm256_storeu_si256((__m256i *)words, w);
+        for (; refused; refused &= refused - 1) {
+            int j = sashite_ctz64(refused);
+            marks[*m] = at + j, keys[*m] = words[j], (*m)++;
+        }
+    }
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx2(_mm256_and_si256(index, ok)));
+}
+
 /* What the lane readers' loop (generic/lanes.h) declares under this kernel: the
  * group's lengths and words, and the rule's constants. */
 #define SASHITE_LANES_STATE_AVX2                                                           \
@@ -329,7 +343,6 @@ static int sashite_runs_avx2(void) {
 #define SASHITE_BLOCK sashite_block_avx2
 #define SASHITE_COMPRESS sashite_compress_avx2
 #define SASHITE_WRITE sashite_write_scalar
-#define SASHITE_NEWLINES sashite_newline_mask64_avx2
 #include "generic/count.h"
 #include "generic/decode.h"
 #include "generic/marks.h"

@@ -158,6 +158,26 @@ static inline void sashite_mark8_avx512(__m256i n, __m256i w, int epin,
     _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(index));
 }
 
+/* sashite_mark8_keys_avx2 with no loop per refused lane: their positions and words
+ * compressed and written eight a store (marks and keys have room for 8 past the
+ * last), whether or not any lane is refused. */
+SASHITE_AVX512_TARGET
+static inline void sashite_mark8_keys_avx512(__m256i n, __m256i w, int epin,
+                                             const sashite_keys8 *k, uint16_t *to,
+                                             Py_ssize_t at, Py_ssize_t *marks, uint32_t *keys,
+                                             Py_ssize_t *m)
+{
+    __m256i index;
+    __m256i ok = sashite_rule8_avx2(n, w, epin, &index, k);
+    __mmask8 refused = (__mmask8)~_mm256_movemask_ps(_mm256_castsi256_ps(ok));
+    __m512i position = _mm512_add_epi64(_mm512_set1_epi64(at),
+                                        _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm512_storeu_si512((void *)(marks + *m), _mm512_maskz_compress_epi64(refused, position));
+    _mm256_storeu_si256((__m256i *)(keys + *m), _mm256_maskz_compress_epi32(refused, w));
+    *m += SASHITE_POPCNT64(refused);
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(_mm256_and_si256(index, ok)));
+}
+
 /* What the lane readers' loop declares under this kernel: AVX2's, the constants pinned
  * to registers (32 of them here). */
 #define SASHITE_LANES_STATE_AVX512                                                         \
@@ -214,28 +234,22 @@ static int sashite_runs_bmi2(void) {
  * carry of the whole token bytes from each first refused byte lands on the separator
  * after its token (c1); PEXT of c1 over the tokens' end separators gives which of the
  * block's tokens are refused (bit j for its j-th), PDEP of that over their starts
- * where they start, and c1 less those starts all their bytes.  Their record indexes,
- * offsets and lines are compressed from a byte iota, eight written a store: the
- * ordinal j of each, its start, and its rank among the newlines and refused starts
- * (the newlines before it are that rank less its own rank among the refused). */
+ * where they start, and c1 less those starts all their bytes.  Their record indexes
+ * and offsets are compressed from a byte iota, eight written a store: the ordinal j
+ * of each and its start. */
 SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
     const unsigned char *p, Py_ssize_t size, Py_ssize_t *at, Py_ssize_t *k_at,
     Py_ssize_t count, unsigned char *out, const uint64_t *records, int epin,
     sashite_byte_marks *marks, Py_ssize_t *bad_at) {
     Py_ssize_t pos = *at, k = *k_at, m = 0, nm = marks->count;
-    unsigned char pad[SASHITE_PAD], ordinal[64 + 8], start_at[64 + 8], rank[64 + 8];
+    unsigned char pad[SASHITE_PAD], ordinal[64 + 8], start_at[64 + 8];
     uint16_t batch[SASHITE_BATCH + 64 + 8];
-    int64_t lines;
     int status = SASHITE_DECODED;
     const __m512i iota = _mm512_set_epi8(
         63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44,
         43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24,
         23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i eight = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i ten = _mm512_set1_epi8(10);
     SASHITE_PREPARE_AVX512
-    sashite_lines_to(marks, p, pos);
-    lines = marks->lines;
     while (pos < size) {
         /* bytes past the buffer's end are separators (the pad's) */
         const unsigned char *q = sashite_block_at(p, size, pos, ' ', pad);
@@ -245,7 +259,7 @@ SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
         __m512i after = _mm512_loadu_si512((const void *)(q + 2));
         __m512i flags, low, high;
         uint64_t sep, modifier, letter, caret, apostrophe, nonsep, bad, starts, slots, reach;
-        uint64_t newlines, refused_starts = 0, terminal, derived;
+        uint64_t refused_starts = 0, terminal, derived;
         int last;
         sep = (uint64_t)sashite_sep_k512(v, &k512);
         if (!sep) { /* a token of 64 bytes or more: the exact scanner's */
@@ -258,7 +272,6 @@ SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
             _mm512_sub_epi8(_mm512_or_si512(v, k512.low), k512.a), k512.z);
         caret = (uint64_t)_mm512_cmpeq_epi8_mask(v, k512.caret);
         apostrophe = epin ? (uint64_t)_mm512_cmpeq_epi8_mask(v, k512.apos) : 0;
-        newlines = (uint64_t)_mm512_cmpeq_epi8_mask(v, ten);
         last = sashite_top64(sep);
         reach = (UINT64_C(2) << last) - 1; /* bytes 0..last; all 64 when last is 63 */
         nonsep = ~sep;
@@ -286,18 +299,13 @@ SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
                                 _mm512_maskz_compress_epi8(refused_tokens, iota));
             _mm512_storeu_si512((void *)start_at,
                                 _mm512_maskz_compress_epi8(refused_starts, iota));
-            _mm512_storeu_si512((void *)rank, _mm512_maskz_compress_epi8(
-                _pext_u64(refused_starts, newlines | refused_starts), iota));
             for (t = 0; t < n; t += 8) {
                 __m512i o = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(ordinal + t)));
                 __m512i s = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(start_at + t)));
-                __m512i r = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(rank + t)));
                 _mm512_storeu_si512((void *)(marks->index + nm + t),
                                     _mm512_add_epi64(o, _mm512_set1_epi64(k + m)));
                 _mm512_storeu_si512((void *)(marks->start + nm + t),
                                     _mm512_add_epi64(s, _mm512_set1_epi64(pos)));
-                _mm512_storeu_si512((void *)(marks->line + nm + t), _mm512_sub_epi64(
-                    _mm512_add_epi64(r, _mm512_set1_epi64(1 + lines - t)), eight));
             }
             nm += n;
         }
@@ -328,14 +336,13 @@ SASHITE_AVX512_BMI2_TARGET static int sashite_decode_marks_avx512(
             sashite_write_avx512(out + 5 * k, records, batch, m);
             k += m, m = 0;
         }
-        lines += SASHITE_POPCNT64(newlines & reach);
         pos += last + 1;
     }
     sashite_write_avx512(out + 5 * k, records, batch, m);
     k += m;
     if (pos > size)
         pos = size;
-    marks->count = nm, marks->lines = lines, marks->line_at = pos;
+    marks->count = nm;
     *at = pos, *k_at = k;
     if (status == SASHITE_STOPPED)
         *bad_at = pos;

@@ -55,7 +55,6 @@ static inline void sashite_block_sse2(const unsigned char *q, sashite_classes *c
 #define SASHITE_BLOCK sashite_block_sse2
 #define SASHITE_COMPRESS sashite_compress_scalar
 #define SASHITE_WRITE sashite_write_scalar
-#define SASHITE_NEWLINES sashite_newline_mask64
 #include "generic/count.h"
 #include "generic/decode.h"
 #include "generic/marks.h"

@@ -43,18 +43,19 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_t)(
 }
 
 /* S and U under errors="mark": an element that is no token gets the zero record and
- * its position in marks[*marked ..] (room for count - i more), and the reading goes
- * on; only a U group holding a unit of 0x80 or more stops them (the exact loop reads
- * that group). */
+ * its position in marks[*marked ..] and its word (its units, those past width 0) in
+ * keys[*marked ..] (room for count - i + 8 more in each), and the reading goes on;
+ * only a U group holding a unit of 0x80 or more stops them (the exact loop reads that
+ * group). */
 SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_s_marking)(
     const unsigned char *base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t width,
     unsigned char *out, const uint64_t *records, int epin, Py_ssize_t *marks,
-    Py_ssize_t *marked)
+    uint32_t *words, Py_ssize_t *marked)
 {
     const __m256i keep = _mm256_set1_epi32((int)(UINT64_C(0xFFFFFFFF) >> (32 - 8 * width)));
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (sashite_fixed_group_s(base + (I) * width, width, keep, &n, &w),                       \
-     SASHITE_MARK8(n, w, epin, &keys, TO, 0xFFu, I, marks, marked), 1)
+     SASHITE_MARK8_KEYS(n, w, epin, &keys, TO, I, marks, words, marked), 1)
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }
@@ -62,13 +63,13 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_s_marking)(
 SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_u_marking)(
     const unsigned char *base, Py_ssize_t i, Py_ssize_t count, Py_ssize_t width,
     unsigned char *out, const uint64_t *records, int epin, Py_ssize_t *marks,
-    Py_ssize_t *marked)
+    uint32_t *words, Py_ssize_t *marked)
 {
     const int two = width > 1 ? -1 : 0, three = width > 2 ? -1 : 0, four = width > 3 ? -1 : 0;
     const __m256i keep = _mm256_setr_epi32(-1, two, three, four, -1, two, three, four);
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (sashite_fixed_group_u(base + (I) * 4 * width, width, keep, &n, &w)                    \
-     && (SASHITE_MARK8(n, w, epin, &keys, TO, 0xFFu, I, marks, marked), 1))
+     && (SASHITE_MARK8_KEYS(n, w, epin, &keys, TO, I, marks, words, marked), 1))
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }

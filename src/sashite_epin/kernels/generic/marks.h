@@ -1,7 +1,6 @@
 /* Decoding a buffer's tokens under errors="mark", written once for every kernel that has
  * it: a kernel's header includes this file once, after defining what decode.h needs
  * (SASHITE_BLOCK must give the record indexes by byte position, not compressed) and
- * - SASHITE_NEWLINES(q): the mask of the b"\n" bytes of q[0..63];
  * and undefines them after.  No include guard: it is meant to be included again.
  *
  * decode.h stops at the first block the grammar refuses a byte of, and the exact
@@ -20,7 +19,7 @@
 
 /* The tokens of p[*at..size-1] (p[*at - 1], if any, a separator) into out from record
  * *k_at on, at most count records in all; each token the grammar refuses gets the zero
- * record and an entry in marks (its record index, start and line).  Returns
+ * record and an entry in marks (its record index and start).  Returns
  * SASHITE_DECODED (*at = size), SASHITE_OVERFLOW (more tokens than count), or
  * SASHITE_STOPPED at a block of 64 bytes with no separator (a token longer than any
  * valid one: *at its start, *k_at its index, *bad_at = *at; the exact scanner marks it
@@ -33,15 +32,12 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
     unsigned char pad[SASHITE_PAD];
     uint16_t index[64], batch[SASHITE_BATCH + 64 + 8]; /* AVX-512 compresses 32 + 32 */
     sashite_classes c;
-    int64_t lines;
     int status = SASHITE_DECODED;
     SASHITE_PREPARE
-    sashite_lines_to(marks, p, pos);
-    lines = marks->lines;
     while (pos < size) {
         /* bytes past the buffer's end are separators (the pad's) */
         const unsigned char *q = sashite_block_at(p, size, pos, ' ', pad);
-        uint64_t nonsep, bad, starts, slots, reach, newlines;
+        uint64_t nonsep, bad, starts, slots, reach;
         int last;
         SASHITE_BLOCK(q, &c, index);
         if (!epin)
@@ -65,7 +61,6 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
         bad = ((bad & nonsep) | (bad & c.sep) >> 1) & reach;
         starts = nonsep & ~(nonsep << 1) & reach;
         slots = c.letter & reach; /* one a valid token: its letter */
-        newlines = SASHITE_NEWLINES(q);
         if (count - k - m < 32 && sashite_popcount64(starts) > count - k - m)
             return SASHITE_OVERFLOW; /* one record a token */
         if (bad) {
@@ -84,7 +79,6 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
                 /* its record index: one record for each token before it */
                 marks->index[nm] = k + m + sashite_popcount64(starts & below);
                 marks->start[nm] = pos + s;
-                marks->line[nm] = 1 + lines + sashite_popcount64(newlines & below);
                 nm++;
             }
             slots = (slots & ~refused) | (starts & refused);
@@ -94,14 +88,13 @@ SASHITE_TARGET static int SASHITE_NAMED(sashite_decode_marks)(
             SASHITE_WRITE(out + 5 * k, records, batch, m);
             k += m, m = 0;
         }
-        lines += sashite_popcount64(newlines & reach);
         pos += last + 1;
     }
     SASHITE_WRITE(out + 5 * k, records, batch, m);
     k += m;
     if (pos > size)
         pos = size;
-    marks->count = nm, marks->lines = lines, marks->line_at = pos;
+    marks->count = nm;
     *at = pos, *k_at = k;
     if (status == SASHITE_STOPPED)
         *bad_at = pos;
