@@ -97,3 +97,24 @@ def test_a_sum_of_results_keeps_every_mark(core: ModuleType) -> None:
     objects = parts[0] + parts[2]
     assert outcome(objects) == outcome(
         _core_py.parse_many(column[:1000] + column[3000:], True, "mark"))  # fmt: skip
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64"])
+def test_an_index_array_keeps_the_marks_it_picks(core: ModuleType, dtype: str) -> None:
+    """A gather by an integer array (a categorical's codes): the marked entries it picks,
+    repeated and from the end, keep their errors, as the twin's do."""
+    column = entries(100, {i for i in range(100) if i % 3 == 0})
+    texts = [e if isinstance(e, str) else None for e in column]
+    rng = random.Random(dtype)
+    signed = not dtype.startswith("u")
+    picks = [rng.randrange(-100 if signed and dtype != "int8" else 0, 100) for _ in range(5000)]
+    if dtype == "int8":
+        picks = [p % 100 - (100 if p % 2 else 0) for p in picks]
+    positions = np.array(picks, dtype=dtype)
+    for data in (column, pa.array(texts, pa.string())):
+        got = core.parse_many(data, True, "mark")[positions]
+        want = _core_py.parse_many(data, True, "mark")[positions]
+        assert outcome(got) == outcome(want)
+    with pytest.raises(IndexError):
+        core.parse_many(column, True, "mark")[np.array([0, 100], dtype=dtype)]

@@ -345,11 +345,8 @@ cdef class TokenArray:
         Python object per entry (negative positions count from the end)."""
         cdef Py_buffer view
         cdef TokenArray part
-        cdef MarkList marked = MarkList(NULL, 0, 0)
-        cdef Py_ssize_t k, bad = -1
-        cdef int status = 0
-        cdef bytes indices, rows
-        cdef int64_t* index
+        cdef Py_ssize_t marked = 0, bad = -1
+        cdef int64_t* index = NULL
         cdef int64_t* row
         PyObject_GetBuffer(positions, &view, PyBUF_RECORDS_RO)
         try:
@@ -358,30 +355,30 @@ cdef class TokenArray:
                 raise TypeError(f"a TokenArray index array must be bool or integer, not "
                                 f"{positions.dtype}")
             part = new_token_array(view.shape[0], self.epin)
+            if len(self._invalid):
+                # The picked marks' indices here and rows there, as columns with room
+                # for every entry (kept blocks: pages never written cost nothing): a
+                # result with half its entries marked, gathered (a categorical's
+                # codes), makes no Python object per entry and grows no list
+                index = <int64_t*>records_alloc(16 * view.shape[0] + 16)
+                if index == NULL:
+                    raise MemoryError()
+            row = index + view.shape[0] if index != NULL else NULL
             with nogil:
-                status = gather_records(self.records, self.count, <const char*>view.buf,
-                                        view.shape[0], view.strides[0], kind, part.records,
-                                        &marked, &bad)
-            if status < 0:
-                raise MemoryError()
+                gather_records(self.records, self.count, <const char*>view.buf,
+                               view.shape[0], view.strides[0], kind, part.records, index,
+                               row, &marked, &bad)
             if bad >= 0:
                 raise IndexError(f"TokenArray index {positions[bad]} out of range")
-            if marked.count:
-                # The picked marks' indices here and rows there, as columns: a result
-                # with half its entries marked, gathered (a categorical's codes), makes
-                # no Python object per entry
-                indices = PyBytes_FromStringAndSize(NULL, 8 * marked.count)
-                rows = PyBytes_FromStringAndSize(NULL, 8 * marked.count)
-                index = <int64_t*>PyBytes_AS_STRING(indices)  # new: ours alone
-                row = <int64_t*>PyBytes_AS_STRING(rows)
-                for k in range(marked.count):
-                    index[k], row[k] = marked.items[k].index, marked.items[k].start
-                part._invalid = array_of_bytes("q", indices)
-                part._rejected = _marks.picked(self._rejected, self._invalid, rows)
+            if marked:
+                part._invalid = int64_column(index, marked)
+                part._rejected = _marks.picked(
+                    self._rejected, self._invalid,
+                    PyBytes_FromStringAndSize(<const char*>row, 8 * marked))
             part._labels = _marks.take_labels(self._labels, positions)
             return part
         finally:
-            mark_list_free(&marked)
+            records_free(index)
             PyBuffer_Release(&view)
 
     def valid(self):
@@ -778,30 +775,41 @@ ctypedef fused position_t:
 
 cdef int gather_records(const unsigned char* records, Py_ssize_t count, const char* at,
                         Py_ssize_t n, Py_ssize_t stride, int kind, unsigned char* out,
-                        MarkList* marked, Py_ssize_t* bad) noexcept nogil:
+                        int64_t* index, int64_t* row, Py_ssize_t* marked,
+                        Py_ssize_t* bad) noexcept nogil:
     """out[k] = records[positions[k]]; the first position out of range in bad, the
-    entries copied from a marked one in marked (index k, start the position).  kind
-    (index_kind's) picks one loop per integer type, so no test of it runs per entry."""
+    entries copied from a marked one in index[marked[0] ..] (k) and row (the position;
+    room for n in both).  kind (index_kind's) picks one loop per integer type, so no
+    test of it runs per entry."""
     if kind == 1:
-        return gather_typed(records, count, <const int8_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const int8_t*>at, n, stride, out, index, row, marked, bad)
     if kind == -1:
-        return gather_typed(records, count, <const uint8_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const uint8_t*>at, n, stride, out, index, row, marked, bad)
     if kind == 2:
-        return gather_typed(records, count, <const int16_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const int16_t*>at, n, stride, out, index, row, marked, bad)
     if kind == -2:
-        return gather_typed(records, count, <const uint16_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const uint16_t*>at, n, stride, out, index, row, marked, bad)
     if kind == 4:
-        return gather_typed(records, count, <const int32_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const int32_t*>at, n, stride, out, index, row, marked, bad)
     if kind == -4:
-        return gather_typed(records, count, <const uint32_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const uint32_t*>at, n, stride, out, index, row, marked, bad)
     if kind == 8:
-        return gather_typed(records, count, <const int64_t*>at, n, stride, out, marked, bad)
-    return gather_typed(records, count, <const uint64_t*>at, n, stride, out, marked, bad)
+        return gather_typed(
+            records, count, <const int64_t*>at, n, stride, out, index, row, marked, bad)
+    return gather_typed(
+        records, count, <const uint64_t*>at, n, stride, out, index, row, marked, bad)
 
 
 cdef int gather_typed(const unsigned char* records, Py_ssize_t count,
                       const position_t* positions, Py_ssize_t n, Py_ssize_t stride,
-                      unsigned char* out, MarkList* marked, Py_ssize_t* bad) noexcept nogil:
+                      unsigned char* out, int64_t* index, int64_t* row, Py_ssize_t* marked,
+                      Py_ssize_t* bad) noexcept nogil:
     """gather_records for one integer type; stride in bytes, as the buffer gives it."""
     cdef Py_ssize_t k
     cdef int64_t i
@@ -821,8 +829,9 @@ cdef int gather_typed(const unsigned char* records, Py_ssize_t count,
             bad[0] = k
             return 0
         memcpy(out + 5 * k, records + 5 * i, 8)  # both have SLACK bytes after the end
-        if records[5 * i] == 0 and mark_add(marked, k, <Py_ssize_t>i, 0, 0) < 0:
-            return -1
+        if records[5 * i] == 0:
+            index[marked[0]], row[marked[0]] = k, i
+            marked[0] += 1
     return 0
 
 
