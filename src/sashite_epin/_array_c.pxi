@@ -357,10 +357,11 @@ cdef class TokenArray:
             part = new_token_array(view.shape[0], self.epin)
             if len(self._invalid):
                 # The picked marks' indices here and rows there, as columns with room
-                # for every entry (kept blocks: pages never written cost nothing): a
+                # for every entry (pages never written cost nothing; malloc's, not the
+                # kept blocks, which would keep a gather's worth of them after it): a
                 # result with half its entries marked, gathered (a categorical's
                 # codes), makes no Python object per entry and grows no list
-                index = <int64_t*>records_alloc(16 * view.shape[0] + 16)
+                index = <int64_t*>malloc(16 * view.shape[0] + 16)
                 if index == NULL:
                     raise MemoryError()
             row = index + view.shape[0] if index != NULL else NULL
@@ -378,7 +379,7 @@ cdef class TokenArray:
             part._labels = _marks.take_labels(self._labels, positions)
             return part
         finally:
-            records_free(index)
+            free(index)
             PyBuffer_Release(&view)
 
     def valid(self):
