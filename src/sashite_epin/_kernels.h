@@ -222,6 +222,17 @@ static inline uint64_t sashite_text_refused(uint64_t letter, uint64_t caret, uin
            | (modifier & ~(letter >> 1 | next_letter << 63));
 }
 
+/* tokenize_many's rows loops in a block they refuse: the letters of the tokens that lie
+ * wholly before its first refused byte (every letter below it but the highest, whose
+ * token may hold that byte; that letter's position in *top), 0 where none. */
+static inline uint64_t sashite_refused_prefix(uint64_t letter, uint64_t refused, int *top) {
+    uint64_t kept = letter & ((refused & (0 - refused)) - 1);
+    if (!kept)
+        return 0;
+    *top = sashite_top64(kept);
+    return kept ^ (UINT64_C(1) << *top);
+}
+
 /* Where the exact scanner starts when a decode loop stops at pos (a block's start, or
  * the buffer's end), from record k: back to the start of the token crossing into the
  * block (at most 4 bytes, not before *at), that token's record taken back if its

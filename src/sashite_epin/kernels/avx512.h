@@ -412,11 +412,7 @@ SASHITE_AVX512_TARGET static Py_ssize_t sashite_rows_avx512(
         refused = sashite_text_refused(letter, caret, apostrophe, modifier, was_letter,
                                        was_caret, q[64]);
         if (refused) { /* the tokens wholly before the first refused byte, then stop */
-            uint64_t kept = (uint64_t)letter & ((refused & (0 - refused)) - 1);
-            if (!kept)
-                break;
-            top = sashite_top64(kept);
-            kept ^= UINT64_C(1) << top;
+            uint64_t kept = sashite_refused_prefix((uint64_t)letter, refused, &top);
             if (!kept)
                 break;
             /* the start of the token left to scan_many: its letter, or a modifier */

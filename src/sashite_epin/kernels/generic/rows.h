@@ -42,12 +42,8 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_rows)(
                                        was_caret, q[64]);
         letters = c.letter;
         if (refused) { /* the tokens wholly before the first refused byte, then stop */
-            int top;
-            letters &= (refused & (0 - refused)) - 1;
-            if (!letters)
-                break;
-            top = sashite_top64(letters);
-            letters ^= UINT64_C(1) << top;
+            int top = 0;
+            letters = sashite_refused_prefix(letters, refused, &top);
             if (!letters)
                 break;
             /* the start of the token left to scan_many: its letter, or a modifier */
