@@ -118,3 +118,37 @@ def test_an_index_array_keeps_the_marks_it_picks(core: ModuleType, dtype: str) -
         assert outcome(got) == outcome(want)
     with pytest.raises(IndexError):
         core.parse_many(column, True, "mark")[np.array([0, 100], dtype=dtype)]
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_a_gather_reads_marks_by_row_through_pieces_of_every_density(core: ModuleType) -> None:
+    """Gathers past the core's 1,024-entry pieces, whose marked share swings from none
+    to all and back (a piece read with a test per entry after one read by counting, and
+    the reverse), from sources of every kind of marks (a list's, bytes' read later, a
+    selection's), with more source entries than picks (the marks searched by row)
+    and fewer (read from a table by row), strided: the twin's marks each time."""
+    column = entries(300, set(range(0, 300, 2)) | set(range(150, 180)))
+    rng = random.Random(7)
+    clean = [i for i in range(300) if i % 2 and not 150 <= i < 180]
+    marked = [i for i in range(300) if i % 2 == 0]
+    picks: list[int] = []
+    for piece in range(9):  # 9 x 1,100 picks: every piece boundary lands mid-way
+        share = (0.0, 1.0, 0.02, 0.5, 0.0, 0.9, 0.1, 1.0, 0.0)[piece]
+        picks += [rng.choice(marked) if rng.random() < share else rng.choice(clean)
+                  for _ in range(1100)]  # fmt: skip
+    joined = "\n".join(e if isinstance(e, str) and "\n" not in e and e else "K^^"
+                       for e in column).encode()  # fmt: skip
+    for data in (column, joined):
+        ours, twin = core.parse_many(data, True, "mark"), _core_py.parse_many(data, True, "mark")
+        for positions in (
+            np.array(picks, np.int64),
+            np.array(picks, np.int16)[::3],  # strided
+            np.array(picks[:200], np.int32),  # fewer picks than entries: searched
+        ):
+            got, expect = ours[positions], twin[positions]
+            assert outcome(got) == outcome(expect)
+            again = np.array(picks[::-1], np.uint16)  # a selection's selection
+            assert outcome(got[again % len(got)]) == outcome(expect[again % len(expect)])
+    big = np.array([*picks, 300], np.int64)  # out of range in the tenth piece
+    with pytest.raises(IndexError, match="300"):
+        core.parse_many(column, True, "mark")[big]

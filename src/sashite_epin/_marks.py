@@ -288,10 +288,14 @@ class Picked(MadeWhenRead):
 
     __slots__ = ("_at", "_reasons", "_source")
 
-    def __init__(self, source: MarkedTexts | MarkedObjects, at: Any) -> None:
+    def __init__(
+        self, source: MarkedTexts | MarkedObjects, at: Any, reasons: bytes | None = None
+    ) -> None:
         numpy = _numpy()
         self._source, self._at = source, at
-        self._reasons = numpy.frombuffer(source._reasons, numpy.uint8)[at].tobytes()
+        if reasons is None:
+            reasons = numpy.frombuffer(source._reasons, numpy.uint8)[at].tobytes()
+        self._reasons = reasons
 
     def __len__(self) -> int:
         return len(self._at)
@@ -326,6 +330,37 @@ def picked(rejected: Any, invalid: Any, rows: bytes) -> Any:
         return Picked(rejected, numpy.searchsorted(numpy.frombuffer(invalid, numpy.int64), wanted))
     by_row = dict(zip(invalid, rejected, strict=True))
     return [by_row[r] for r in wanted.tolist()]
+
+
+def by_row(rejected: Any, invalid: Any, count: int) -> tuple[Any, bytes, bytes] | None:
+    """For a gather from a result of ``count`` entries whose marked rows are
+    ``invalid`` (int64, in order) and rejected entries ``rejected``: the columns the
+    picked marks read (a MarkedTexts or MarkedObjects), and, by row, the position among
+    them of the row's entry (int64) and its reason (one byte); 0 for an unmarked row.
+    The gather then reads a marked row's mark in two loads, where the search for its
+    place among the marked rows cost as much as the gather itself (a categorical's
+    codes: millions of rows, a few hundred categories).  None where the marks are a
+    list (no columns to read)."""
+    numpy = _numpy()
+    if isinstance(rejected, Picked):
+        source, at = rejected._source, rejected._at
+    elif isinstance(rejected, (MarkedTexts, MarkedObjects)):
+        source, at = rejected, numpy.arange(len(rejected), dtype=numpy.int64)
+    else:
+        return None
+    rows = numpy.frombuffer(invalid, numpy.int64)
+    at_of = numpy.zeros(count, numpy.int64)
+    at_of[rows] = at
+    reason_of = numpy.zeros(count, numpy.uint8)
+    reason_of[rows] = numpy.frombuffer(rejected._reasons, numpy.uint8)
+    return source, at_of.tobytes(), reason_of.tobytes()
+
+
+def taken(source: Any, at: Any, reasons: bytes) -> Picked:
+    """The picked marks a gather read by row (by_row's): the source's entries at ``at``
+    (an array('q')), their reasons ``reasons``."""
+    numpy = _numpy()
+    return Picked(source, numpy.frombuffer(at, numpy.int64), reasons)
 
 
 def _second(entry: tuple[object, int, object, object]) -> int:
