@@ -17,7 +17,7 @@ import pytest
 from conftest import CORES, LyingStr
 from oracle import is_token
 
-from sashite_epin import Epin, ParseError, Reason
+from sashite_epin import Epin, ParseError, Reason, _core_py
 from sashite_epin._corpora import uniform, with_invalid
 
 TWIN = CORES[-1]
@@ -347,3 +347,41 @@ def test_a_hundred_million_token_buffer_parses_within_input_plus_result() -> Non
     # Peak growth while parsing: the 500 MB of records plus O(1) (a few MiB of slack for
     # the allocator); the input existed before.  Nothing proportional to the input.
     assert after - before <= result_size + 16 * 2**20, (size, result_size, before, after)
+
+
+@pytest.mark.parametrize("width", [2, 3, 5])
+def test_a_unit_past_u10ffff_anywhere_in_an_element_is_named_by_its_bytes(
+    core: ModuleType, width: int
+) -> None:
+    """numpy's tolist() of such an element raises SystemError when the unit comes first
+    and otherwise makes a str that fails when its character is read: each core names
+    the element by its bytes, wherever the unit stands, past every size it reads at a
+    time (70,000 elements: past 65,536 and the 4,096-element windows), as the twin."""
+    count = 70_000
+    rows = np.zeros((count, width), np.uint32)
+    rows[:, 0] = ord("K")
+    rows[::3, 1] = ord("^")
+    bad = {5: 0, 4_099: 1, 65_537: width - 1, 69_999: width - 1}  # element: its unit
+    for k, unit in bad.items():
+        rows[k, unit] = 0x110000 if k % 2 else 0xFFFFFFFF
+    array = np.frombuffer(rows.tobytes(), dtype=f"U{width}")
+    result = core.parse_many(array, True, "mark")
+    assert list(result.invalid) == sorted(bad)
+    assert [e.token for e in result.errors()] == [_raw(rows[k]) for k in sorted(bad)]
+    twin = _core_py.parse_many(array, True, "mark")
+    assert np.asarray(result).tobytes() == np.asarray(twin).tobytes()
+    assert [(e.token, e.reason) for e in result.errors()] == [
+        (e.token, e.reason) for e in twin.errors()]  # fmt: skip
+    with pytest.raises(ParseError) as caught:
+        core.parse_many(array[6:], True)
+    assert caught.value.index == 4_099 - 6 and caught.value.token == _raw(rows[4_099])
+    strided = core.parse_many(array[1::2], True, "mark")  # every bad element is odd
+    assert list(strided.invalid) == [(k - 1) // 2 for k in sorted(bad)]
+
+
+def _raw(row: np.ndarray) -> bytes:
+    """An element's bytes up to its last unit that is not NUL (its padding dropped)."""
+    units = row.tolist()
+    while units and units[-1] == 0:
+        units.pop()
+    return np.array(units, np.uint32).tobytes()

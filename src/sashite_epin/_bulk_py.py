@@ -374,6 +374,16 @@ def _token_starts(data: bytes) -> list[int]:
     return [at for at, piece in zip(offsets[::2], pieces[::2], strict=False) if piece]
 
 
+def _past_code_points(chunk: Any) -> bool:
+    """Whether a U array holds a unit above 0x10FFFF (numpy does not check what a buffer
+    it is given holds): its tolist() raises SystemError for some such elements and, for
+    others, makes a str holding the unit, which fails only when a character is read."""
+    import numpy  # the array is numpy's
+
+    units = numpy.ascontiguousarray(chunk).view(numpy.uint32)
+    return bool(len(units)) and int(units.max()) > 0x10FFFF
+
+
 def _parse_elements(source: object, wide: bool, collector: _Collector) -> int:
     """A numpy S or U array through tolist() (the elements, trailing NULs removed, as
     _parse_buffer reads them), a chunk at a time, and the table of known tokens; how
@@ -384,10 +394,13 @@ def _parse_elements(source: object, wide: bool, collector: _Collector) -> int:
     count = len(source)  # type: ignore[arg-type]
     known = _known(collector.epin, str if wide else bytes)
     for base in range(0, count, _CHUNK):
+        chunk = source[base : base + _CHUNK]  # type: ignore[index]
+        if wide and _past_code_points(chunk):
+            return base
         try:
-            items = source[base : base + _CHUNK].tolist()  # type: ignore[index]
+            items = chunk.tolist()
         except (SystemError, ValueError, UnicodeError):
-            return base  # numpy raises SystemError for a unit above 0x10FFFF
+            return base
         if collector.fast and collector.whole(read_lines(items, collector.epin, not wide)):
             continue
         try:
