@@ -105,6 +105,11 @@ cdef tuple marked_texts(object rejected):
     made; anything else (bytes, a str with lone surrogates, a missing value) goes
     through _marks.export_text, which says what the export holds for it."""
     if type(rejected) is _marks.MarkedTexts or type(rejected) is _marks.MarkedStrings:
+        later = rejected._later
+        if type(later) is _ArrowEntries:  # still in the input's chunks: read from there
+            columns = (<_ArrowEntries>later).export_columns()
+            if columns is not None:
+                return columns
         # the columns already, where UTF-8
         columns = rejected.columns()
         if columns is not None:
@@ -355,25 +360,20 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     if node_init(out, n, 0, 1, (8 if epin else 7) + extra) < 0:
         return -1
     if nulls:  # the fields' validity: each field owns a copy
-        validity = <uint8_t*>calloc(bitmap, 1)
+        validity = <uint8_t*>malloc(bitmap + 1)
         present = <uint8_t*>malloc(bitmap + 1)
         if validity == NULL or present == NULL:
             free(validity)
             free(present)
             return -1
-        while start < n:
-            stop = min(n, start + piece)
-            for i in range(start, stop):
-                validity[i >> 3] |= <uint8_t>((records[5 * i] != 0) << (i & 7))
-            start = stop
-            if start < n and signalled() < 0:
-                free(validity)
-                free(present)
-                return -2
+        # Set, then cleared at the marked entries (the records that are 0): a pass over
+        # the marks, not a bit made per entry (a third of a small batch's export).
+        memset(validity, 0xFF, bitmap + 1)
         memset(present, 0xFF, bitmap + 1)
         for k in range(nulls):  # the token is null only where the value was missing
+            i = marked.index[k]
+            validity[i >> 3] &= <uint8_t>~(1 << (i & 7))
             if marked.missing[k]:
-                i = marked.index[k]
                 present[i >> 3] &= <uint8_t>~(1 << (i & 7))
     if leaf(node_child(out, 0), n, marked.missing_count, present, 3) < 0:
         free(validity)
