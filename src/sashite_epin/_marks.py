@@ -159,6 +159,7 @@ class MarkedTexts(MadeWhenRead):
         lines: Any = None,
         later: Any = None,
     ) -> None:
+        # The compiled core's kept_marks (_arrow_c.pxi) sets these same slots itself.
         self._texts, self._ends, self._reasons, self._positions = texts, ends, reasons, positions
         self._decode, self._nones, self._lines, self._later = decode, nones, lines, later
         self._source: Any = None
