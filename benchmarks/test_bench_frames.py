@@ -11,7 +11,8 @@ polars namespace's ``reason()`` within 0.5x and ``parse()`` within 1.0x of
 ``replace_strict`` with a dict of the 624 tokens (each to its code) on the same column;
 a Categorical or Enum column (and a pandas category Series) within 1.2x of the same
 column as strings, for EPIN and PIN.  ``python benchmarks/test_bench_frames.py`` prints
-every ratio, interleaved, best of 5 (``--cpu``: by CPU time).
+every ratio, interleaved, best of 5 (``--cpu``: by CPU time; ``-k TEXT``: only the rows
+whose name holds TEXT).
 """
 
 from __future__ import annotations
@@ -77,29 +78,23 @@ def frame_rows(corpus: str, tokens: list[str | None]) -> list[Row]:
     ]
 
 
-def replace_rows(corpus: str, tokens: list[str | None]) -> list[Row]:
-    """The polars namespace beside replace_strict with a dict of the 624 tokens."""
+def replace_rows(corpus: str, tokens: list[str | None], pin: bool = False) -> list[Row]:
+    """The polars namespace beside replace_strict with a dict of the notation's tokens
+    (EPIN's 624, PIN's 312), each to its code."""
     series = pl.Series("token", tokens, pl.String)
-    table = {t: Epin.parse(t).code for t in EPIN_TOKENS}
+    name = "pin" if pin else "epin"
+    notation = "PIN " if pin else ""
+    table = {t: Epin.parse(t).code for t in (PIN_TOKENS if pin else EPIN_TOKENS)}
+    namespace = getattr(series, name)
 
     def replace() -> object:
         return series.replace_strict(table, default=None, return_dtype=pl.UInt16)
 
     return [
-        (f"{corpus}: polars s.epin.reason()", series.epin.reason, "replace_strict(dict)", replace),
-        (
-            f"{corpus}: polars s.epin.parse(errors='mark')",
-            lambda: series.epin.parse(errors="mark"),
-            "replace_strict(dict)",
-            replace,
-        ),
-        (
-            f"{corpus}: polars s.epin.is_valid()",
-            series.epin.is_valid,
-            "replace_strict(dict)",
-            replace,
-        ),
-    ]
+        (f"{corpus}: {notation}polars s.{name}.{method}()", _call(namespace, method, args),
+         "replace_strict(dict)", replace)
+        for method, args in (("reason", ()), ("parse", ("mark",)), ("is_valid", ()))
+    ]  # fmt: skip
 
 
 def category_rows(corpus: str, tokens: list[str | None], pin: bool = False) -> list[Row]:
@@ -152,6 +147,7 @@ def all_rows(count: int = COUNT) -> list[Row]:
         rows += replace_rows(corpus, tokens)
         rows += category_rows(corpus, tokens)
     pin = mixed(count, PIN_TOKENS)
+    rows += replace_rows("mixed", pin, pin=True)
     rows += category_rows("mixed", pin, pin=True)
     return rows
 
@@ -190,8 +186,11 @@ if __name__ == "__main__":
     # --cpu: CPU time of the process (time.process_time, every thread's), which a
     # machine shared with other work disturbs less than the wall clock; run it with
     # POLARS_MAX_THREADS=1 to compare single-threaded work.
+    # -k TEXT: only the rows whose name holds TEXT (their corpora are made all the same).
     cpu = "--cpu" in sys.argv
-    numbers = [a for a in sys.argv[1:] if a != "--cpu"]
+    args = [a for a in sys.argv[1:] if a != "--cpu"]
+    keep = args[args.index("-k") + 1] if "-k" in args else ""
+    numbers = [a for a in args if a.isdigit()]
     count = int(numbers[0]) if numbers else COUNT
     from sashite_epin._bench import machine
 
@@ -201,6 +200,8 @@ if __name__ == "__main__":
     print("| path | ns/entry | baseline | ns/entry | ratio |")
     print("|---|---|---|---|---|")
     for name, work, base_name, base in all_rows(count):
+        if keep not in name:
+            continue
         ours, theirs = interleaved(work, base, clock=clock)
         print(
             f"| {name} | {ours / count * 1e9:.2f} | {base_name} | "

@@ -747,3 +747,46 @@ def test_polars_enum_from_reason_numbers() -> None:
         assert got.dtype == dtype and got.equals(want, null_equal=True)
     none = _frames.polars_enum(pl, np, None, 4, dtype)
     assert none.dtype == dtype and none.null_count() == 4
+
+
+# Typos a column holds, each no token under either notation ("k'^": the markers in the
+# wrong order).
+TYPOS = ["K^^", "+", "KQ", "", "k'^", "--p", "Q''", "+K^'X" * 3, "\u212a"]
+
+
+@pytest.mark.parametrize("notation", [Epin, Pin], ids=["EPIN", "PIN"])
+@pytest.mark.parametrize("kind", ["String", "Categorical"])
+def test_polars_namespace_on_columns_of_typos(notation: Any, kind: str) -> None:
+    """Every entry a typo, or half of them among tokens and missing values: in chunks
+    of 1 entry, around the 4,096 the marking lanes read at a time and 8 the lanes take
+    (the marks' table of typos kept across them), sliced; parse, reason and is_valid are
+    what the rows' own parse gives."""
+    import random
+
+    rng = random.Random(3)
+    tokens = EPIN_TOKENS if notation is Epin else PIN_TOKENS
+    typos = [rng.choice(TYPOS) for _ in range(13_000)]
+    half = [
+        rng.choice(TYPOS) if roll < 0.5 else None if roll > 0.9 else rng.choice(tokens)
+        for roll in (rng.random() for _ in range(13_000))
+    ]
+    name = "epin" if notation is Epin else "pin"
+    sizes = [1, 4_095, 4_097, 7, 1, 4_096, 8, 9]
+    for values in (typos, half):
+        whole = polars_inputs(values)[kind]
+        pieces, start = [], 0
+        for size in sizes * 2:
+            pieces.append(whole.slice(start, size))
+            start += size
+        chunked = pl.concat([*pieces, whole.slice(start)], rechunk=False)
+        assert chunked.n_chunks() > len(sizes)
+        for series in (whole, chunked, chunked.slice(4_095, 8_200), chunked.slice(3, 1)):
+            rows = series.cast(pl.String).to_list()
+            result = notation.parse_many(rows, errors="mark")
+            space = getattr(series, name)
+            assert_same_polars(space.parse(errors="mark"), accessor_polars(result))
+            want = pl.Series("token", reasons_of(result), pl.Enum(reason_names()))
+            assert space.reason().equals(want, null_equal=True)
+            assert space.is_valid().to_list() == column(expected_rows(result), "valid")
+            if series.len() and values is typos:
+                assert not any(space.is_valid())
