@@ -204,3 +204,43 @@ def test_the_texts_outlive_the_input(core: ModuleType) -> None:
     del stream
     gc.collect()
     assert [(e.token, e.reason, e.index) for e in result.errors()] == want
+
+
+@pytest.mark.parametrize("core", COMPILED, ids=ids)
+@pytest.mark.parametrize("share", [1, 2, 63, 64, 65, 1000])
+def test_the_export_places_marked_texts_of_every_length(core: ModuleType, share: int) -> None:
+    """The token field with marked texts of 0 to 40 bytes (past the 16 the dense road
+    copies at once), ASCII, not ASCII and not UTF-8, one entry in ``share`` marked
+    (the export rebuilds the field in one pass where more than one in 64 is, and moves
+    the runs between marks where fewer are), the first and last entries among them:
+    the twin's export, from an Arrow column, a list and joined bytes alike."""
+    rng = random.Random(share)
+    count = 5000
+    marked = {0, count - 1} | {i for i in range(count) if rng.randrange(share) == 0}
+    texts: list[bytes | None] = []
+    for i in range(count):
+        if i not in marked:
+            texts.append(VALID[i % 7].encode())
+            continue
+        size = rng.randrange(41)
+        kind = rng.randrange(10)
+        if kind == 0:
+            texts.append(None)
+        elif kind == 1:
+            texts.append(("é" * size)[: max(size // 2, 1)].encode())
+        elif kind == 2:
+            texts.append(b"K\xff" + b"^" * size)  # not UTF-8
+        else:
+            texts.append(b"K" * size + b"^^")
+    binary = pa.array(texts, pa.binary())
+    utf8 = pa.Array.from_buffers(pa.string(), len(binary), binary.buffers())
+    plain = [None if t is None else t.decode("utf-8", "replace") for t in texts]
+    joined = b"\n".join(t for t in texts if t is not None and b"\n" not in t and t)
+    for data in (utf8, plain, joined):
+        for epin in (True, False):
+            ours = core.parse_many(data, epin, "mark")
+            twin = _core_py.parse_many(data, epin, "mark")
+            assert pa.array(ours) == pa.array(twin), (type(data).__name__, epin)
+            # and again, once the marks' texts are kept
+            assert [e.token for e in ours.errors()] == [e.token for e in twin.errors()]
+            assert pa.array(ours).equals(pa.array(twin))

@@ -1028,23 +1028,9 @@ cdef class _ArrowEntries:
     def __call__(self):
         return self.read(False)
 
-    cdef tuple export_columns(self):
-        """The export's columns of these entries, as _marks.MarkedTexts.columns gives
-        them (reasons, missing flags, count + 1 text offsets, texts), read here in one
-        call (a small batch's export spent a fifth of its time in the Python steps of
-        that road); None where a text is not ASCII (that road then checks its UTF-8)."""
-        cdef tuple read = self.read(True)
-        cdef bytes texts = read[0]
-        cdef const unsigned char* p = texts
-        cdef Py_ssize_t i
-        for i in range(len(texts)):
-            if p[i] >= 0x80:
-                return None
-        return self.reasons, read[2], read[1], texts
-
     cdef tuple read(self, bint offsets):
         """(texts, ends, nones or None where no entry is); offsets: (texts, count + 1
-        offsets from 0, nones), as the export takes them."""
+        offsets from 0, nones)."""
         cdef Py_ssize_t n = len(self.reasons), k, j = 0, used = 0, room = 4 * n + 64
         cdef const int64_t* at = <const int64_t*>array_address(self.invalid) if n else NULL
         cdef const unsigned char* reasons = self.reasons
