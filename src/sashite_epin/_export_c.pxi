@@ -138,11 +138,12 @@ cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
 
 
 cdef tuple texts_columns(object rejected):
-    """_marks.MarkedTexts.columns, in C: the export's columns of a MarkedTexts'
-    entries (reasons, missing flags, count + 1 text offsets from 0, texts), its texts
-    read first where they are still in an Arrow column's chunks (kept on it, as its
-    _filled keeps them); None where a text is not UTF-8 or its ends are no array('q').
-    The Python steps of that road were a fifth of a small batch's export."""
+    """The export's columns of a _marks.MarkedTexts' entries (reasons, missing flags,
+    count + 1 text offsets from 0, texts), its texts read first where they are still in
+    an Arrow column's chunks (kept on it, as its _filled keeps them); None where a text
+    is not UTF-8 or its ends are no array('q') (each entry is then written as
+    _marks.export_text says).  In C: the Python steps of this road were a fifth of a
+    small batch's export."""
     cdef Py_buffer view
     cdef Py_ssize_t n
     cdef int64_t* at

@@ -106,20 +106,6 @@ class MadeWhenRead(Sequence):  # type: ignore[type-arg]
 _UCS4 = "utf-32-le" if __import__("sys").byteorder == "little" else "utf-32-be"
 
 
-_ARRAY: list[Any] = []
-
-
-def _array() -> Any:
-    """array.array, imported when first asked for (it imports collections.abc, which
-    would cost the package's import more than the rest of it) and kept: an import
-    statement run on every export cost a small batch's export 0.85 us."""
-    if not _ARRAY:
-        from array import array
-
-        _ARRAY.append(array)
-    return _ARRAY[0]
-
-
 class MarkedTexts(MadeWhenRead):
     """The rejected entries (token, reason number, offset, line) of a bulk read of texts
     (tokenize_many's refused rows, an Arrow column's or a byte buffer's marked entries),
@@ -222,22 +208,6 @@ class MarkedTexts(MadeWhenRead):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (list, (list(self),))
-
-    def columns(self) -> tuple[bytes, bytes, Any, bytes] | None:
-        """The export's columns of these entries (the compiled core's marked_texts):
-        reasons, missing flags, offsets of each text (count + 1), the texts; None where
-        a text is not UTF-8 (each is then written entry by entry, as export_text says)."""
-        if self._decode == "ucs4":
-            return None
-        self._filled()
-        try:
-            self._texts.decode("utf-8")  # type: ignore[union-attr]
-        except UnicodeDecodeError:  # lone surrogates, bytes that are not UTF-8
-            return None
-        offsets = _array()("q", [0])
-        offsets.extend(self._ends)
-        missing = bytes(len(self)) if self._nones is None else self._nones
-        return self._reasons, missing, offsets, self._texts  # type: ignore[return-value]
 
 
 class MarkedStrings(MarkedTexts):
