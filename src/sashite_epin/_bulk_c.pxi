@@ -1445,9 +1445,19 @@ cdef inline bint is_zero(const unsigned char* e, Py_ssize_t n) noexcept nogil:
     return True
 
 
+# A missing element's second 8 bytes as one integer (the machine's order): the test is
+# two loads and two compares (byte by byte, it was a third of the exact code's time on
+# a column half missing)
+cdef uint64_t missing_high
+_missing_high = bytes(7) + bytes([MISSING_STRING])
+memcpy(&missing_high, <const char*>_missing_high, 8)
+
+
 cdef inline bint is_missing_string(const unsigned char* e, int layout) noexcept nogil:
-    return (layout & LAYOUT_MISSING and e[15] == MISSING_STRING
-            and (e[8] | e[9] | e[10] | e[11] | e[12] | e[13] | e[14]) == 0 and is_zero(e, 8))
+    cdef uint64_t low, high
+    memcpy(&low, e, 8)
+    memcpy(&high, e + 8, 8)
+    return layout & LAYOUT_MISSING and high == missing_high and low == 0
 
 
 # A marked element of a StringDType array is kept as 4 bytes, its key, copied at parse
