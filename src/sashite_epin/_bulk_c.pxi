@@ -1513,6 +1513,11 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
     reason go to marked, its key to keys (string_key; room for every element in each,
     and in longs)."""
     cdef Py_ssize_t k = at[0], upto, n, m, q, j
+    # the marks' columns and count in registers: stored through their pointers, the
+    # count was read and written back at each mark (the stores might alias marked)
+    cdef int64_t* index = marked.index
+    cdef unsigned char* reason = marked.reason
+    cdef Py_ssize_t c = marked.count
     cdef const unsigned char* e
     cdef int code
     cdef int kernel = bytes_kernel_id
@@ -1532,13 +1537,14 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
             k = strings_lanes_marking(kernel, base, k, min(count, k + 4096), out,
                                       records_by_index, epin, refused, &m)
             for q in range(m):
-                e = base + refused[q] * stride
+                e = base + 16 * refused[q]  # (stride 16)
                 if is_missing_string(e, layout):
                     n, code = -1, -R_MISSING
                 else:
                     n = inline_ascii_size(e, layout)
                     if n < 0:  # its object is needed: the lanes' later marks are read again
                         at[0] = refused[q]
+                        marked.count = c
                         return 2
                     # a typo: typos repeat, their reasons kept by their 16 bytes
                     memcpy(&low, e, 8)
@@ -1553,10 +1559,10 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 if code >= 0:
                     memcpy(out + 5 * refused[q], record_of[code], 5)  # the next is written
                 else:
-                    marked.index[marked.count] = refused[q]
-                    marked.reason[marked.count] = <unsigned char>-code
-                    string_key(keys + 4 * marked.count, e, n, longs, long_count)
-                    marked.count += 1
+                    index[c] = refused[q]
+                    reason[c] = <unsigned char>-code
+                    string_key(keys + 4 * c, e, n, longs, long_count)
+                    c += 1
             upto = min(k + 8, count)
         elif simd:
             k = strings_lanes(kernel, base, k, count, out, records_by_index, epin)
@@ -1570,6 +1576,7 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 code = -R_MISSING
             else:
                 at[0] = k
+                marked.count = c
                 return 2
             if code >= 0:
                 memcpy(out + 5 * k, record_of[code], 8)
@@ -1579,14 +1586,15 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 return 1
             else:
                 memset(out + 5 * k, 0, 5)
-                marked.index[marked.count] = k
-                marked.reason[marked.count] = <unsigned char>-code
-                string_key(keys + 4 * marked.count, e, n, longs, long_count)
-                marked.count += 1
+                index[c] = k
+                reason[c] = <unsigned char>-code
+                string_key(keys + 4 * c, e, n, longs, long_count)
+                c += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
             k += 1
     at[0] = k
+    marked.count = c
     return 0
 
 
@@ -1598,6 +1606,8 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
     cdef unsigned char* keys = NULL  # and the marked elements' keys (string_key)
     cdef unsigned char* longs = NULL
+    cdef void* block = NULL
+    cdef object invalid = None  # the result's array('q') of marked indices, written in place
     cdef Failure failure
     cdef int status = 0, layout
     cdef PyObject* item
@@ -1616,12 +1626,21 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
         if mark:  # room for every element to be marked, 29 bytes each (see scan_fixed)
-            marked.index = <int64_t*>records_alloc(29 * count + 64)
-            if marked.index == NULL:
+            block = records_alloc(21 * count + 64)
+            if block == NULL:
                 raise MemoryError()
-            keys = <unsigned char*>(marked.index + count)
+            keys = <unsigned char*>block
             longs = keys + 4 * count
             marked.reason = longs + 16 * count
+            if offsets_in_place():  # the indices into the result's array itself (the
+                # copy was a tenth of a half-missing column's time; pages never written
+                # cost nothing)
+                invalid = new_array("q")
+                marked.index = <int64_t*>pyarray_resize(invalid, count + 8, 8)
+            else:
+                marked.index = <int64_t*>records_alloc(8 * count + 64)
+                if marked.index == NULL:
+                    raise MemoryError()
             if kernel_lanes(bytes_kernel_id) and stride == 16:
                 refused = <Py_ssize_t*>records_alloc(
                     sizeof(Py_ssize_t) * min(count, piece_entries()) + 64)
@@ -1660,10 +1679,18 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
             result._rejected = rejected_strings(
                 keys, longs, long_count, &marked, taken, None if na is _NO_NA else na,
                 na is not _NO_NA and _inputs.is_missing(na))
-            result._invalid = int64_column(marked.index, marked.count)
+            if invalid is not None:
+                if marked.count < count // 4:  # its room given back, few marked
+                    pyarray_resize(invalid, marked.count, 8)
+                pyarray_set_size(invalid, marked.count)
+                result._invalid = invalid
+            else:
+                result._invalid = int64_column(marked.index, marked.count)
     finally:
         records_free(refused)
-        records_free(marked.index)
+        records_free(block)
+        if invalid is None:
+            records_free(marked.index)
     return result
 
 
