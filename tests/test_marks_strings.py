@@ -143,3 +143,65 @@ def test_a_missing_element_is_named_by_the_dtypes_value() -> None:
             ("KQ", errors[1].reason, 2),
             ("", Reason.EMPTY, 3),
         ]
+
+
+def big_column(length: int) -> list[object]:
+    """Marks in every lane window (4,096 elements) and piece: typos of each inline size
+    (kept as keys), inline strings of 4 to 15 bytes (kept whole), arena strings past 15
+    bytes and non-ASCII ones (read as objects), missing values, in runs and alone."""
+    rng = random.Random(5)
+    kinds = [*INVALID, "K" * 4, "+K^'" + "x" * 11, "\x00K", "K\x00", MISSING]
+    return [rng.choice(kinds) if i % 7 in (2, 3) or rng.random() < 0.05
+            else VALID[i % len(VALID)] for i in range(length)]  # fmt: skip
+
+
+def entries_of(result: object) -> list[tuple[object, int, int]]:
+    return [(token_of(e.token), e.reason, e.index) for e in result.errors()]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
+def test_long_columns_views_and_reads_as_the_twin(core: ModuleType, kernel: str) -> None:
+    before = core.use_bytes_kernel(kernel)
+    try:
+        data = array(big_column(70_003), "None")
+        for view in (data, data[5:], data[1::2], data[::-1], data[::3]):
+            result = core.parse_many(view, True, "mark")
+            twin = _core_py.parse_many(view, True, "mark")
+            assert outcome(core, view, True) == outcome(_core_py, view, True)
+            with pytest.raises(ValueError) as raised:
+                result.tokens()
+            with pytest.raises(ValueError) as twins:
+                twin.tokens()
+            assert str(raised.value) == str(twins.value)
+            assert result.valid().tokens() == twin.valid().tokens()
+            want = entries_of(twin)
+            for k in (0, 1, len(want) // 2, -1):  # each read on its own, before the rest
+                error = core.parse_many(view, True, "mark").errors()[k]
+                assert (token_of(error.token), error.reason, error.index) == want[k]
+            errors = core.parse_many(view, True, "mark").errors()[3:9]
+            assert [(token_of(e.token), e.reason, e.index) for e in errors] == want[3:9]
+            assert entries_of(pickle.loads(pickle.dumps(result))) == entries_of(twin)
+            assert result.to_arrow().equals(twin.to_arrow())
+        # the marked indices gathered aside and copied, where arrays are not written in place
+        was = core.use_arrays_in_place(False)
+        try:
+            assert outcome(core, data[1:], True) == outcome(_core_py, data[1:], True)
+        finally:
+            core.use_arrays_in_place(was)
+    finally:
+        core.use_bytes_kernel(before)
+
+
+@pytest.mark.parametrize("core", CORES, ids=ids)
+def test_marks_keep_the_texts_of_the_parse_when_the_array_changes(core: ModuleType) -> None:
+    """The marked texts are the array's as it was at parse time: an element changed,
+    made missing or longer after the call changes no error."""
+    entries = big_column(9_000)
+    data = array(entries, "None")
+    want = entries_of(_core_py.parse_many(data.copy(), True, "mark"))
+    arrow = _core_py.parse_many(data.copy(), True, "mark").to_arrow()
+    results = [core.parse_many(data, True, "mark") for _ in range(3)]
+    data[:] = ["K" * 40 if i % 2 else None for i in range(len(data))]
+    assert entries_of(results[0]) == want
+    assert results[1].to_arrow().equals(arrow)
+    assert entries_of(pickle.loads(pickle.dumps(results[2]))) == want

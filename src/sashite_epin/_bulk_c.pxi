@@ -1424,44 +1424,102 @@ cdef int string_dtype_layout(object dtype) except -1:
 cdef object _NO_NA = object()
 
 
+# The high bits of an inline string's first n bytes, as the two 8-byte halves of its
+# element (the machine's order), and the first n bytes of a 4-byte word: the tests of
+# a size that varies are masks, not loops (a loop's exit, mispredicted at each typo of
+# another size, was most of the exact code's time on a column half invalid)
+cdef uint64_t ascii_low[16]
+cdef uint64_t ascii_high[16]
+cdef uint32_t first_bytes[4]
+for _n in range(16):
+    _pattern = bytes([0x80] * _n) + bytes(16 - _n)
+    memcpy(&ascii_low[_n], <const char*>_pattern, 8)
+    memcpy(&ascii_high[_n], <const char*>_pattern + 8, 8)
+    if _n < 4:
+        _pattern = bytes([0xFF] * _n) + bytes(4 - _n)
+        memcpy(&first_bytes[_n], <const char*>_pattern, 4)
+
+
 cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e, int layout) noexcept nogil:
     """The size of an element's inline ASCII string (the empty string's 0 where its
     layout is known); -1 for any other element."""
-    cdef Py_ssize_t n, i
+    cdef uint64_t low, high
+    cdef Py_ssize_t n
+    memcpy(&low, e, 8)
+    memcpy(&high, e + 8, 8)
     if e[15] & 0xF0 != SHORT_STRING:
-        if layout & LAYOUT_EMPTY and e[15] == 0 and is_zero(e, 15):
+        if layout & LAYOUT_EMPTY and low == 0 and high == 0:
             return 0
         return -1
     n = e[15] & 0x0F
-    for i in range(n):
-        if e[i] >= 0x80:
-            return -1
+    if (low & ascii_low[n]) | (high & ascii_high[n]):
+        return -1
     return n
 
 
-cdef inline bint is_zero(const unsigned char* e, Py_ssize_t n) noexcept nogil:
-    cdef Py_ssize_t i
-    for i in range(n):
-        if e[i]:
-            return False
-    return True
+# A missing element's second 8 bytes as one integer (the machine's order): the test is
+# two loads and two compares (byte by byte, it was a third of the exact code's time on
+# a column half missing)
+cdef uint64_t missing_high
+_missing_high = bytes(7) + bytes([MISSING_STRING])
+memcpy(&missing_high, <const char*>_missing_high, 8)
 
 
 cdef inline bint is_missing_string(const unsigned char* e, int layout) noexcept nogil:
-    return layout & LAYOUT_MISSING and e[15] == MISSING_STRING and is_zero(e, 15)
+    cdef uint64_t low, high
+    memcpy(&low, e, 8)
+    memcpy(&high, e + 8, 8)
+    return layout & LAYOUT_MISSING and high == missing_high and low == 0
+
+
+# A marked element of a StringDType array is kept as 4 bytes, its key, copied at parse
+# time (the array may change after the call) and made into its text when errors()
+# first asks for it (copying each marked text at parse time, then its end and missing
+# flag, was a quarter of a half-invalid column's time): an inline string of up to 3
+# bytes (a typo's size), its bytes and its size in the last byte; a missing one,
+# MISSING_STRING there; an inline one of 4 to 15 bytes, KEY_LONG there and its 16 bytes
+# next in a second column; one read as an object, KEY_TAKEN (its entry kept apart).
+DEF KEY_LONG = 0xFE
+DEF KEY_TAKEN = 0xFF
+
+
+cdef inline void string_key(unsigned char* key, const unsigned char* e, Py_ssize_t n,
+                            unsigned char* longs, Py_ssize_t* long_count) noexcept nogil:
+    """The key of a marked element: inline ASCII of size n, or missing (n -1)."""
+    cdef uint32_t word
+    if n < 0:
+        memset(key, 0, 3)
+        key[3] = MISSING_STRING
+    elif n <= 3:
+        memcpy(&word, e, 4)  # an element has 16 bytes
+        word &= first_bytes[n]
+        memcpy(key, &word, 4)
+        key[3] = <unsigned char>n
+    else:
+        memcpy(longs + 16 * long_count[0], e, 16)
+        long_count[0] += 1
+        memset(key, 0, 3)
+        key[3] = KEY_LONG
 
 
 cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t count,
                       bint epin, bint mark, int layout, unsigned char* out, Py_ssize_t* at,
-                      FixedMarks* marked, unsigned char* elements, Py_ssize_t* refused,
+                      FixedMarks* marked, unsigned char* keys, unsigned char* longs,
+                      Py_ssize_t* long_count, Py_ssize_t* refused,
                       Failure* failure) noexcept nogil:
     """Elements at[0].. of a StringDType array into out while they are inline ASCII
     strings (or, under mark, missing ones); at[0] ends at the first that is not (status
     2: its object is needed) or at count (0).  1 an error under errors="raise".  Under
     mark the lanes read past elements that are no token (refused: room for a piece of
     positions), the exact code reads only those after; a marked element's index and
-    reason go to marked, its 16 bytes to elements (room for every element in both)."""
+    reason go to marked, its key to keys (string_key; room for every element in each,
+    and in longs)."""
     cdef Py_ssize_t k = at[0], upto, n, m, q, j
+    # the marks' columns and count in registers: stored through their pointers, the
+    # count was read and written back at each mark (the stores might alias marked)
+    cdef int64_t* index = marked.index
+    cdef unsigned char* reason = marked.reason
+    cdef Py_ssize_t c = marked.count
     cdef const unsigned char* e
     cdef int code
     cdef int kernel = bytes_kernel_id
@@ -1481,9 +1539,16 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
             k = strings_lanes_marking(kernel, base, k, min(count, k + 4096), out,
                                       records_by_index, epin, refused, &m)
             for q in range(m):
-                e = base + refused[q] * stride
-                n = inline_ascii_size(e, layout)
-                if n >= 0:  # a typo: typos repeat, their reasons kept by their 16 bytes
+                e = base + 16 * refused[q]  # (stride 16)
+                if is_missing_string(e, layout):
+                    n, code = -1, -R_MISSING
+                else:
+                    n = inline_ascii_size(e, layout)
+                    if n < 0:  # its object is needed: the lanes' later marks are read again
+                        at[0] = refused[q]
+                        marked.count = c
+                        return 2
+                    # a typo: typos repeat, their reasons kept by their 16 bytes
                     memcpy(&low, e, 8)
                     memcpy(&high, e + 8, 8)
                     j = <Py_ssize_t>(((low ^ high * <uint64_t>0xC2B2AE3D27D4EB4F)
@@ -1493,18 +1558,13 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                     else:
                         code = scan_token(e, n, epin)
                         seen_set[j], seen_low[j], seen_high[j], seen_code[j] = 1, low, high, code
-                elif is_missing_string(e, layout):
-                    code = -R_MISSING
-                else:  # its object is needed: the lanes' later marks are read again
-                    at[0] = refused[q]
-                    return 2
                 if code >= 0:
                     memcpy(out + 5 * refused[q], record_of[code], 5)  # the next is written
                 else:
-                    marked.index[marked.count] = refused[q]
-                    marked.reason[marked.count] = <unsigned char>-code
-                    memcpy(elements + 16 * marked.count, e, 16)  # while in the cache
-                    marked.count += 1
+                    index[c] = refused[q]
+                    reason[c] = <unsigned char>-code
+                    string_key(keys + 4 * c, e, n, longs, long_count)
+                    c += 1
             upto = min(k + 8, count)
         elif simd:
             k = strings_lanes(kernel, base, k, count, out, records_by_index, epin)
@@ -1518,6 +1578,7 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 code = -R_MISSING
             else:
                 at[0] = k
+                marked.count = c
                 return 2
             if code >= 0:
                 memcpy(out + 5 * k, record_of[code], 8)
@@ -1527,28 +1588,32 @@ cdef int scan_strings(const unsigned char* base, Py_ssize_t stride, Py_ssize_t c
                 return 1
             else:
                 memset(out + 5 * k, 0, 5)
-                marked.index[marked.count] = k
-                marked.reason[marked.count] = <unsigned char>-code
-                memcpy(elements + 16 * marked.count, e, 16)
-                marked.count += 1
+                index[c] = k
+                reason[c] = <unsigned char>-code
+                string_key(keys + 4 * c, e, n, longs, long_count)
+                c += 1
                 k += 1
                 break  # the lanes take the rest back from the next element
             k += 1
     at[0] = k
+    marked.count = c
     return 0
 
 
 cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
-    cdef Py_ssize_t count, stride, k = 0, stop, i
+    cdef Py_ssize_t count, stride, k = 0, stop, i, long_count = 0
     cdef const unsigned char* base
     cdef TokenArray result, single
     cdef FixedMarks marked = FixedMarks(NULL, NULL, NULL, 0, 0)
     cdef Py_ssize_t* refused = NULL  # errors="mark": the lanes' refused positions
-    cdef unsigned char* elements = NULL  # and the marked elements' 16 bytes
+    cdef unsigned char* keys = NULL  # and the marked elements' keys (string_key)
+    cdef unsigned char* longs = NULL
+    cdef void* block = NULL
+    cdef object invalid = None  # the result's array('q') of marked indices, written in place
     cdef Failure failure
     cdef int status = 0, layout
     cdef PyObject* item
-    cdef dict taken = {}  # index -> the rejected entry of an element read as an object
+    cdef dict taken = {}  # mark -> the rejected entry of an element read as an object
     if array.ndim != 1:
         raise ValueError(f"parse_many needs a 1-dimensional array, not {array.ndim}-dimensional")
     count = len(array)
@@ -1562,12 +1627,22 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
     result = new_token_array(count, epin)
     failure.index = failure.start = failure.length = failure.reason = 0
     try:
-        if mark:  # room for every element to be marked, 25 bytes each (see scan_fixed)
-            marked.index = <int64_t*>records_alloc(25 * count + 64)
-            if marked.index == NULL:
+        if mark:  # room for every element to be marked, 29 bytes each (see scan_fixed)
+            block = records_alloc(21 * count + 64)
+            if block == NULL:
                 raise MemoryError()
-            elements = <unsigned char*>(marked.index + count)
-            marked.reason = elements + 16 * count
+            keys = <unsigned char*>block
+            longs = keys + 4 * count
+            marked.reason = longs + 16 * count
+            if offsets_in_place():  # the indices into the result's array itself (the
+                # copy was a tenth of a half-missing column's time; pages never written
+                # cost nothing)
+                invalid = new_array("q")
+                marked.index = <int64_t*>pyarray_resize(invalid, count + 8, 8)
+            else:
+                marked.index = <int64_t*>records_alloc(8 * count + 64)
+                if marked.index == NULL:
+                    raise MemoryError()
             if kernel_lanes(bytes_kernel_id) and stride == 16:
                 refused = <Py_ssize_t*>records_alloc(
                     sizeof(Py_ssize_t) * min(count, piece_entries()) + 64)
@@ -1579,7 +1654,8 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
             stop = min(count, k + piece_entries())
             with nogil:
                 status = scan_strings(base, stride, stop, epin, mark, layout, result.records,
-                                      &k, &marked, elements, refused, &failure)
+                                      &k, &marked, keys, longs, &long_count, refused,
+                                      &failure)
             if status == 0 and k < count:
                 PyErr_CheckSignals()
             if status == 1:
@@ -1593,63 +1669,94 @@ cdef TokenArray parse_string_dtype(object array, bint epin, bint mark):
                 single = parse_objects(<const char*>&item, 1, sizeof(PyObject*), k, epin, mark)
                 memcpy(result.records + 5 * k, single.records, 5)
                 if single._rejected:
-                    taken[k] = single._rejected[0]
+                    taken[marked.count] = single._rejected[0]
                     marked.index[marked.count] = k
                     marked.reason[marked.count] = <unsigned char>single._rejected[0][1]
-                    memset(elements + 16 * marked.count, 0, 16)  # read from taken
+                    memset(keys + 4 * marked.count, 0, 3)
+                    keys[4 * marked.count + 3] = KEY_TAKEN
                     marked.count += 1
                 k += 1
         if marked.count:
             na = getattr(array.dtype, "na_object", _NO_NA)
             result._rejected = rejected_strings(
-                elements, &marked, taken, None if na is _NO_NA else na,
+                keys, longs, long_count, &marked, taken, None if na is _NO_NA else na,
                 na is not _NO_NA and _inputs.is_missing(na))
-            result._invalid = int64_column(marked.index, marked.count)
+            if invalid is not None:
+                if marked.count < count // 4:  # its room given back, few marked
+                    pyarray_resize(invalid, marked.count, 8)
+                pyarray_set_size(invalid, marked.count)
+                result._invalid = invalid
+            else:
+                result._invalid = int64_column(marked.index, marked.count)
     finally:
         records_free(refused)
-        records_free(marked.index)
+        records_free(block)
+        if invalid is None:
+            records_free(marked.index)
     return result
 
 
-cdef object rejected_strings(const unsigned char* elements, FixedMarks* marked, dict taken,
+cdef object rejected_strings(const unsigned char* keys, const unsigned char* longs,
+                             Py_ssize_t long_count, FixedMarks* marked, dict taken,
                              object na, bint na_missing):
-    """The marked elements of a StringDType array as columns (_marks.MarkedStrings:
-    their UTF-8 bytes back to back, copied once; a missing one flagged, its token the
-    dtype's missing value na where na_missing: None, NaN, pandas.NA; a str na_object
-    is text like any other); a list of the rejected entries where an element read as
-    an object holds a token that is neither a str nor that missing value."""
-    cdef Py_ssize_t j, n = marked.count, total = 0, size, index, room = 15 * n + 64
-    cdef const unsigned char* e
-    cdef const char* utf8
-    cdef bytes text
-    cdef unsigned char* texts
-    cdef void* more
-    cdef int64_t* ends
-    cdef bytes nones
-    cdef unsigned char* none
-    cdef bint any_none = False
+    """The marked elements of a StringDType array as _marks.MarkedStrings, their keys
+    copied now and made into texts when first asked for (_read_string_marks); a list
+    of the rejected entries where an element read as an object holds a token that is
+    neither a str nor the dtype's missing value na (where na_missing: None, NaN,
+    pandas.NA; a str na_object is text like any other)."""
+    cdef Py_ssize_t n = marked.count
+    rejected = _marks.MarkedStrings.strings_later(
+        n, na, _read_string_marks, PyBytes_FromStringAndSize(<const char*>keys, 4 * n),
+        PyBytes_FromStringAndSize(<const char*>longs, 16 * long_count), taken,
+        PyBytes_FromStringAndSize(<const char*>marked.reason, n), na, na_missing)
     for entry in taken.values():
         token = (<tuple>entry)[0]
         if type(token) is not str and not (na_missing and token is na):
-            return [taken[index] if index in taken else entry for index, entry in zip(
-                int64_column(marked.index, n),
-                rejected_strings(elements, marked, {}, na, na_missing))]
-    texts = <unsigned char*>records_alloc(room)
-    ends = <int64_t*>records_alloc(8 * n + 8)
-    nones = PyBytes_FromStringAndSize(NULL, n)
-    none = <unsigned char*>PyBytes_AS_STRING(nones)  # new: ours alone
+            return [taken[j] if j in taken else entry for j, entry in enumerate(rejected)]
+    return rejected
+
+
+def _read_string_marks(bytes keys, bytes longs, dict taken, bytes reasons, object na,
+                       bint na_missing):
+    """(texts, ends, reasons, None, nones) of a StringDType array's marked elements
+    from their keys (string_key): their UTF-8 bytes back to back (a str read as an
+    object with "surrogatepass", as the export writes it), where each ends, and a flag
+    for each that is missing (None where none is)."""
+    cdef Py_ssize_t j, n = len(reasons), total = 0, size, at = 0, room = 15 * n + 64
+    cdef const unsigned char* key = <const unsigned char*>PyBytes_AS_STRING(keys)
+    cdef const unsigned char* k
+    cdef const unsigned char* e
+    cdef unsigned char tag
+    cdef bytes text
+    cdef void* more
+    cdef unsigned char* texts = <unsigned char*>records_alloc(room)
+    cdef int64_t* ends = <int64_t*>records_alloc(8 * n + 8)
+    cdef bytes nones = PyBytes_FromStringAndSize(NULL, n)
+    cdef unsigned char* none = <unsigned char*>PyBytes_AS_STRING(nones)  # new: ours alone
+    cdef bint any_none = False
     try:
         if texts == NULL or ends == NULL:
             raise MemoryError()
         for j in range(n):
-            index = marked.index[j]
+            k = key + 4 * j
+            tag = k[3]
             none[j] = 0
-            e = elements + 16 * j
-            if taken and index in taken:
-                token = (<tuple>taken[index])[0]
+            if tag <= 3:
+                memcpy(texts + total, k, tag)
+                total += tag
+            elif tag == MISSING_STRING:
+                none[j] = any_none = 1
+            elif tag == KEY_LONG:  # the longs in the marks' order
+                e = <const unsigned char*>PyBytes_AS_STRING(longs) + 16 * at
+                at += 1
+                size = e[15] & 0x0F
+                memcpy(texts + total, e, size)
+                total += size
+            else:
+                token = (<tuple>taken[j])[0]
                 if na_missing and token is na:
                     none[j] = any_none = 1
-                else:  # a longer or non-ASCII string, as the export writes it
+                elif type(token) is str:  # a longer or non-ASCII string
                     text = (<str>token).encode("utf-8", "surrogatepass")
                     size = len(text)
                     if total + size > room:
@@ -1660,17 +1767,10 @@ cdef object rejected_strings(const unsigned char* elements, FixedMarks* marked, 
                         texts = <unsigned char*>more
                     memcpy(texts + total, <const char*>text, size)
                     total += size
-            elif e[15] == MISSING_STRING:
-                none[j] = any_none = 1
-            else:  # inline (or the empty string's zeros): its size in the low nibble
-                size = e[15] & 0x0F if e[15] & 0xF0 == SHORT_STRING else 0
-                memcpy(texts + total, e, size)
-                total += size
+                # (any other token: rejected_strings lists the entries instead)
             ends[j] = total
-        return _marks.MarkedStrings(
-            PyBytes_FromStringAndSize(<const char*>texts, total), int64_column(ends, n),
-            PyBytes_FromStringAndSize(<const char*>marked.reason, n), na,
-            nones if any_none else None)
+        return (PyBytes_FromStringAndSize(<const char*>texts, total), int64_column(ends, n),
+                reasons, None, nones if any_none else None)
     finally:
         records_free(texts)
         records_free(ends)

@@ -166,12 +166,16 @@ class MarkedTexts(MadeWhenRead):
     def __getattr__(self, name: str) -> Any:
         # Reached only for a slot not set: the columns of marks read later, read now.
         source = self._source
-        if source is None or name not in ("_texts", "_ends", "_reasons", "_lines"):
+        if source is None or name not in self._read_later:
             raise AttributeError(name)
         _count, read, arguments = source
-        self._texts, self._ends, self._reasons, self._lines = read(*arguments)
+        for slot, column in zip(self._read_later, read(*arguments), strict=True):
+            setattr(self, slot, column)
         self._source = None
         return getattr(self, name)
+
+    # the columns ``read_later``'s read gives, in its order
+    _read_later: tuple[str, ...] = ("_texts", "_ends", "_reasons", "_lines")
 
     def _filled(self) -> None:
         """The texts read from where ``later`` keeps them, once (two threads asking at
@@ -222,6 +226,20 @@ class MarkedStrings(MarkedTexts):
     ) -> None:
         super().__init__(texts, ends, reasons, None, "surrogatepass", nones)
         self._missing = missing
+
+    _read_later = ("_texts", "_ends", "_reasons", "_lines", "_nones")
+
+    @classmethod
+    def strings_later(
+        cls, count: int, missing: object, read: Any, *arguments: Any
+    ) -> MarkedStrings:
+        """``count`` marked elements whose texts, ends, reasons, lines and missing flags
+        are ``read(*arguments)`` when first asked for (from the elements' keys, copied
+        at parse time: what is read later is the array as it was then)."""
+        self = cls.__new__(cls)
+        self._positions, self._decode, self._later = None, "surrogatepass", None
+        self._missing, self._source = missing, (count, read, arguments)
+        return self
 
     def _made(self, k: int) -> tuple[object, int, object, object]:
         entry = super()._made(k)

@@ -378,7 +378,8 @@ def use_arrays_in_place(bint on):
     aside and copy them in; returns the setting before."""
     global pyarray_layout
     before = offsets_in_place()
-    pyarray_layout = on and before
+    pyarray_layout = -1  # asked again: a setting turned off can be turned back on
+    pyarray_layout = on and offsets_in_place()
     return before
 
 

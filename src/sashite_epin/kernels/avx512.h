@@ -158,6 +158,28 @@ static inline void sashite_mark8_avx512(__m256i n, __m256i w, int epin,
     _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(index));
 }
 
+/* sashite_mark8_avx2 with no loop per refused lane: their positions compressed and
+ * written eight a store (marks has room for 8 past the last): a numpy StringDType
+ * column half missing or half invalid refuses four lanes of eight, and the loop's
+ * branch on each mispredicted. */
+SASHITE_AVX512_TARGET
+static inline void sashite_mark8_room_avx512(__m256i n, __m256i w, int epin,
+                                             const sashite_keys8 *k, uint16_t *to,
+                                             unsigned valid, Py_ssize_t at,
+                                             Py_ssize_t *marks, Py_ssize_t *m)
+{
+    __m256i index;
+    __m256i ok = sashite_rule8_avx2(n, w, epin, &index, k);
+    __mmask8 refused = (__mmask8)(~(valid & (unsigned)_mm256_movemask_ps(
+                                                         _mm256_castsi256_ps(ok))));
+    __m512i position = _mm512_add_epi64(_mm512_set1_epi64(at),
+                                        _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm512_storeu_si512((void *)(marks + *m), _mm512_maskz_compress_epi64(refused, position));
+    *m += SASHITE_POPCNT64(refused);
+    index = _mm256_maskz_mov_epi32((__mmask8)~refused, index);
+    _mm_storeu_si128((__m128i *)to, sashite_narrow_avx512(index));
+}
+
 /* sashite_mark8_keys_avx2 with no loop per refused lane: their positions and words
  * compressed and written eight a store (marks and keys have room for 8 past the
  * last), whether or not any lane is refused. */

@@ -76,7 +76,7 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_u_marking)(
 
 /* StringDType under errors="mark": an element that is no inline token (a typo, an empty
  * or missing string, a longer one) gets the zero record and its position in
- * marks[*marked ..], and the reading goes on. */
+ * marks[*marked ..] (room for 8 past the last), and the reading goes on. */
 SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_t_marking)(
     const unsigned char *base, Py_ssize_t i, Py_ssize_t count, unsigned char *out,
     const uint64_t *records, int epin, Py_ssize_t *marks, Py_ssize_t *marked)
@@ -84,7 +84,7 @@ SASHITE_TARGET static Py_ssize_t SASHITE_NAMED(sashite_fixed_t_marking)(
     unsigned readable;
 #define SASHITE_LANES_GROUP(I, TO)                                                         \
     (readable = sashite_fixed_group_t_mark(base + 16 * (I), &n, &w),                       \
-     SASHITE_MARK8(n, w, epin, &keys, TO, readable, I, marks, marked), 1)
+     SASHITE_MARK8_ROOM(n, w, epin, &keys, TO, readable, I, marks, marked), 1)
 #include "lanes.h"
 #undef SASHITE_LANES_GROUP
 }

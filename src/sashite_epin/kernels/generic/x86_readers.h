@@ -8,6 +8,7 @@
 #define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX2
 #define SASHITE_INDEX8 sashite_index8_avx2
 #define SASHITE_MARK8 sashite_mark8_avx2
+#define SASHITE_MARK8_ROOM sashite_mark8_avx2
 #define SASHITE_MARK8_KEYS sashite_mark8_keys_avx2
 #define SASHITE_LANES_WRITE sashite_write_scalar
 #include SASHITE_READERS
@@ -17,6 +18,7 @@
 #define SASHITE_LANES_STATE SASHITE_LANES_STATE_AVX512
 #define SASHITE_INDEX8 sashite_index8_avx512
 #define SASHITE_MARK8 sashite_mark8_avx512
+#define SASHITE_MARK8_ROOM sashite_mark8_room_avx512
 #define SASHITE_MARK8_KEYS sashite_mark8_keys_avx512
 #define SASHITE_LANES_WRITE sashite_write_avx512
 #include SASHITE_READERS
