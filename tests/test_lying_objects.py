@@ -102,6 +102,34 @@ def test_a_type_module_that_empties_the_list_runs_no_code(core: ModuleType) -> N
 
 
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_a_missing_type_that_is_a_float_subclass_is_a_float(core: ModuleType) -> None:
+    """A stand-in pandas module whose NAType is a float subclass: its objects are floats
+    (missing only when NaN, else a TypeError), in each core, whichever test comes first."""
+    child = run_child(
+        core,
+        """
+        import sys, types
+        class F(float):
+            pass
+        fake = types.ModuleType("pandas._libs.missing")
+        fake.NAType = F
+        sys.modules["pandas._libs.missing"] = fake
+        for reader in (core.parse_many, core.tokenize_many):
+            result = reader(["K", F("nan")], True, "mark")
+            rows = result.missing_rows  # tokenize_many's missing rows; None for parse_many
+            print(list(result.invalid if rows is None else rows))
+            try:
+                reader(["K", F(1.0)], True, "mark")
+            except TypeError as e:
+                print(e)
+        """,
+    )
+    assert child.returncode == 0, child.stderr
+    lines = child.stdout.splitlines()
+    assert lines == ["[1]", "item 1 is F, not str"] * 2
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
 def test_every_missing_value_is_missing(core: ModuleType) -> None:
     pd = pytest.importorskip("pandas")
     missing = [None, float("nan"), np.float64("nan"), np.float32("nan"), np.float16("nan")]

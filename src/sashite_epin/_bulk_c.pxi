@@ -1431,13 +1431,24 @@ cdef object _NO_NA = object()
 cdef uint64_t ascii_low[16]
 cdef uint64_t ascii_high[16]
 cdef uint32_t first_bytes[4]
-for _n in range(16):
-    _pattern = bytes([0x80] * _n) + bytes(16 - _n)
-    memcpy(&ascii_low[_n], <const char*>_pattern, 8)
-    memcpy(&ascii_high[_n], <const char*>_pattern + 8, 8)
-    if _n < 4:
-        _pattern = bytes([0xFF] * _n) + bytes(4 - _n)
-        memcpy(&first_bytes[_n], <const char*>_pattern, 4)
+
+
+cdef void fill_size_masks() noexcept:
+    """ascii_low / ascii_high / first_bytes above, and missing_high below."""
+    cdef unsigned char pattern[16]
+    cdef int n, i
+    for n in range(16):
+        for i in range(16):
+            pattern[i] = 0x80 if i < n else 0
+        memcpy(&ascii_low[n], pattern, 8)
+        memcpy(&ascii_high[n], pattern + 8, 8)
+        if n < 4:
+            for i in range(4):
+                pattern[i] = 0xFF if i < n else 0
+            memcpy(&first_bytes[n], pattern, 4)
+    for i in range(8):
+        pattern[i] = MISSING_STRING if i == 7 else 0
+    memcpy(&missing_high, pattern, 8)
 
 
 cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e, int layout) noexcept nogil:
@@ -1461,8 +1472,7 @@ cdef inline Py_ssize_t inline_ascii_size(const unsigned char* e, int layout) noe
 # two loads and two compares (byte by byte, it was a third of the exact code's time on
 # a column half missing)
 cdef uint64_t missing_high
-_missing_high = bytes(7) + bytes([MISSING_STRING])
-memcpy(&missing_high, <const char*>_missing_high, 8)
+fill_size_masks()
 
 
 cdef inline bint is_missing_string(const unsigned char* e, int layout) noexcept nogil:

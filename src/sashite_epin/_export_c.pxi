@@ -490,6 +490,8 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         # the marks, not a bit made per entry (a third of a small batch's export).
         memset(validity, 0xFF, bitmap + 1)
         memset(present, 0xFF, bitmap + 1)
+        if n & 7:  # no bit set past the entries (as the twin's bitmaps have none)
+            validity[bitmap - 1] = present[bitmap - 1] = <uint8_t>((1 << (n & 7)) - 1)
         for k in range(nulls):  # the token is null only where the value was missing
             i = marked.index[k]
             validity[i >> 3] &= <uint8_t>~(1 << (i & 7))

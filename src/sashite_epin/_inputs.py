@@ -268,7 +268,9 @@ def missing_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
         )
         _missing_seen[:] = (
             now,
-            tuple(t for t in always if t is not None),
+            # a float subclass is a float: NaN only (the compiled core tests these
+            # types before it asks whether an item is a float)
+            tuple(t for t in always if t is not None and not issubclass(t, float)),
             tuple(t for t in nan if t is not None and not issubclass(t, float)),
         )
     return _missing_seen[1], _missing_seen[2]
