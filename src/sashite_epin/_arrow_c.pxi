@@ -1026,17 +1026,15 @@ cdef class _ArrowEntries:
         return 0
 
     def __call__(self):
-        return self.read(False)
+        return self.read()
 
-    cdef tuple read(self, bint offsets):
-        """(texts, ends, nones or None where no entry is); offsets: (texts, count + 1
-        offsets from 0, nones)."""
+    cdef tuple read(self):
+        """(texts, ends, nones or None where no entry is)."""
         cdef Py_ssize_t n = len(self.reasons), k, j = 0, used = 0, room = 4 * n + 64
         cdef const int64_t* at = <const int64_t*>array_address(self.invalid) if n else NULL
         cdef const unsigned char* reasons = self.reasons
         cdef unsigned char* texts = <unsigned char*>malloc(room)
-        cdef int64_t* starts = <int64_t*>malloc(8 * n + 16)
-        cdef int64_t* ends = starts + 1 if starts != NULL else NULL
+        cdef int64_t* ends = <int64_t*>malloc(8 * n + 8)
         cdef bytes nones = PyBytes_FromStringAndSize(NULL, n)
         cdef unsigned char* none = <unsigned char*>PyBytes_AS_STRING(nones)  # ours alone
         cdef bint any_none = False, some
@@ -1044,9 +1042,8 @@ cdef class _ArrowEntries:
         cdef int64_t size, index
         cdef void* more
         try:
-            if texts == NULL or starts == NULL:
+            if texts == NULL or ends == NULL:
                 raise MemoryError()
-            starts[0] = 0
             for k in range(n):
                 some = False
                 size = 0
@@ -1071,14 +1068,11 @@ cdef class _ArrowEntries:
                 ends[k] = used
                 none[k] = not some
                 any_none |= not some
-            if offsets:
-                return (PyBytes_FromStringAndSize(<char*>texts, used),
-                        int64_column(starts, n + 1), nones)
             return (PyBytes_FromStringAndSize(<char*>texts, used), int64_column(ends, n),
                     nones if any_none else None)
         finally:
             free(texts)
-            free(starts)
+            free(ends)
 
 
 cdef object kept_marks(_ArrowEntries kept, object decode):

@@ -151,7 +151,7 @@ cdef tuple texts_columns(object rejected):
         return None
     later = rejected._later
     if type(later) is _ArrowEntries:
-        read = (<_ArrowEntries>later).read(False)
+        read = (<_ArrowEntries>later).read()
         rejected._texts, rejected._ends, rejected._nones = read
         rejected._later = None
     elif later is not None:
