@@ -103,7 +103,17 @@ cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
     no overlong form, no surrogate, nothing past U+10FFFF)."""
     cdef Py_ssize_t i = 0, need
     cdef unsigned char b, low, high
+    cdef uint64_t word
     while i < n:
+        # Eight ASCII bytes a step (marked texts are mostly ASCII): a test a byte was
+        # most of the marked texts' columns.
+        while i + 8 <= n:
+            memcpy(&word, p + i, 8)
+            if word & <uint64_t>0x8080808080808080ULL:
+                break
+            i += 8
+        if i >= n:
+            break
         b = p[i]
         i += 1
         if b < 0x80:
@@ -135,6 +145,15 @@ cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
             i += 1
             need -= 1
     return True
+
+
+cdef int64_t ones(const unsigned char* flags, int64_t n) noexcept nogil:
+    """How many of n flags are nonzero: a sum the compiler vectorizes, where
+    bytes.count compared a byte at a time (a millisecond for a million marks)."""
+    cdef int64_t k, total = 0
+    for k in range(n):
+        total += flags[k] != 0
+    return total
 
 
 cdef tuple texts_columns(object rejected):
@@ -331,18 +350,21 @@ cdef void place_texts(int32_t* offsets, unsigned char* data, int64_t n,
         end = i
 
 
-cdef int rebuild_texts(int32_t* offsets, unsigned char* data, int64_t n,
-                       const Invalid* marked) noexcept nogil:
+cdef int rebuild_texts(int32_t* offsets, unsigned char* data, const unsigned char* records,
+                       int64_t n, const Invalid* marked) noexcept nogil:
     """place_texts where marks are many (marked.count > 0): the token field written
     again in one pass forward, each entry's bytes after the last's, from one copy of
     the first pass's tokens and the marked texts after them.  Each entry copies 16
     bytes from where its bytes are, whichever kind it is (a longer text copies again),
     so no branch depends on the entry: place_texts moved each run between two marks
     with a library call, 20 ns a mark where every other entry is marked (four fifths
-    of the export), and a test per entry mispredicted half the time.  0, -1 when out
-    of memory."""
+    of the export), and a test per entry mispredicted half the time.  An entry is
+    marked where its record is 0 (the marks are those entries, ascending), read from
+    the records rather than compared with the next mark's index: a load in the chain
+    from one entry to the next made the pass 5 ns an entry.  0, -1 when out of
+    memory."""
     cdef int64_t i, k = 0, at = 0, size, source, select, kept, last = marked.count - 1
-    cdef int64_t tokens = offsets[n], next_mark = marked.index[0]
+    cdef int64_t tokens = offsets[n]
     cdef int64_t texts = marked.text_at[marked.count]
     cdef int64_t first, after
     cdef unsigned char* copy = <unsigned char*>malloc(tokens + texts + 16)
@@ -355,9 +377,9 @@ cdef int rebuild_texts(int32_t* offsets, unsigned char* data, int64_t n,
     for i in range(n):
         after = offsets[i + 1]
         offsets[i] = <int32_t>at
-        # Selected by a mask, not a test: kept is the next mark's place (the last's
-        # past the last mark, where it is never selected).
-        select = -<int64_t>(i == next_mark)
+        # Selected by a mask, not a test; k counts the marks before the entry (at most
+        # the last's place, should the records hold a 0 the marks do not).
+        select = -<int64_t>(records[5 * i] == 0)
         kept = min(k, last)
         source = first ^ ((first ^ (tokens + marked.text_at[kept])) & select)
         size = (after - first) ^ (
@@ -367,12 +389,45 @@ cdef int rebuild_texts(int32_t* offsets, unsigned char* data, int64_t n,
             memcpy(data + at, copy + source, size)
         at += size
         k -= select
-        kept = marked.index[min(k, last)]
-        next_mark = kept ^ ((kept ^ n) & -<int64_t>(k > last))  # n past the last mark
         first = after
     offsets[n] = <int32_t>at
     free(copy)
     return 0
+
+
+cdef inline int64_t words_bytes(int64_t n) noexcept nogil:
+    """The bytes of a bitmap of n entries in whole 64-entry words, and one more."""
+    return (n + 63) // 64 * 8 + 8
+
+
+cdef void bits_at_marks(uint8_t* bits, const int64_t* index, int64_t count,
+                        const unsigned char* only, bint value) noexcept nogil:
+    """Bit index[k] of the bitmap set to value for each mark k (only where only[k] is
+    nonzero, if only is given).  The marks' bits are gathered in a register while they
+    fall in one 64-entry word, then written a byte at a time (so the byte order does
+    not matter): a read-modify-write of the bitmap per mark made each wait on the
+    last one's store where marks are dense (a third of a half-marked column's export).
+    bits must hold every byte of the words the marks fall in."""
+    cdef int64_t k, i, word = -1, w
+    cdef uint64_t gathered = 0, b
+    cdef int j
+    for k in range(count + 1):
+        w = index[k] >> 6 if k < count else -2
+        if w != word:
+            if word >= 0:
+                for j in range(8):
+                    if value:
+                        bits[8 * word + j] |= <uint8_t>(gathered >> (8 * j))
+                    else:
+                        bits[8 * word + j] &= <uint8_t>~(gathered >> (8 * j))
+            word = w
+            gathered = 0
+        if k < count:
+            i = index[k]
+            b = (<uint64_t>1) << (i & 63)
+            if only != NULL:
+                b &= -<uint64_t>(only[k] != 0)
+            gathered |= b
 
 
 cdef int fill_marks(ArrowArray* out, int64_t n, bint epin, const uint8_t* validity,
@@ -384,7 +439,7 @@ cdef int fill_marks(ArrowArray* out, int64_t n, bint epin, const uint8_t* validi
     cdef ArrowArray* reason = node_child(out, 7 if epin else 6)
     cdef uint8_t* bits = <uint8_t*>malloc(bitmap + 1)
     cdef int8_t* reasons = <int8_t*>calloc(n + 1, 1)
-    cdef uint8_t* reason_valid = <uint8_t*>calloc(bitmap + 1, 1)
+    cdef uint8_t* reason_valid = <uint8_t*>calloc(words_bytes(n), 1)  # bits_at_marks
     if (node_init(valid, n, 0, 2, 0) < 0 or bits == NULL or reasons == NULL
             or reason_valid == NULL):
         free(bits)
@@ -397,9 +452,8 @@ cdef int fill_marks(ArrowArray* out, int64_t n, bint epin, const uint8_t* validi
         memset(bits, 0xFF, bitmap + 1)
     node_set_buffer(valid, 1, bits)
     for k in range(marked.count):
-        i = marked.index[k]
-        reasons[i] = <int8_t>(marked.reason[k] - 1)
-        reason_valid[i >> 3] |= <uint8_t>(1 << (i & 7))
+        reasons[marked.index[k]] = <int8_t>(marked.reason[k] - 1)
+    bits_at_marks(reason_valid, marked.index, marked.count, NULL, True)
     if node_init(reason, n, n - marked.count, 2, 0) < 0:
         free(reasons)
         free(reason_valid)
@@ -480,8 +534,8 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
     if node_init(out, n, 0, 1, (8 if epin else 7) + extra) < 0:
         return -1
     if nulls:  # the fields' validity: each field owns a copy
-        validity = <uint8_t*>malloc(bitmap + 1)
-        present = <uint8_t*>malloc(bitmap + 1)
+        validity = <uint8_t*>malloc(words_bytes(n))  # bits_at_marks writes whole words
+        present = <uint8_t*>malloc(words_bytes(n))
         if validity == NULL or present == NULL:
             free(validity)
             free(present)
@@ -492,11 +546,9 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
         memset(present, 0xFF, bitmap + 1)
         if n & 7:  # no bit set past the entries (as the twin's bitmaps have none)
             validity[bitmap - 1] = present[bitmap - 1] = <uint8_t>((1 << (n & 7)) - 1)
-        for k in range(nulls):  # the token is null only where the value was missing
-            i = marked.index[k]
-            validity[i >> 3] &= <uint8_t>~(1 << (i & 7))
-            if marked.missing[k]:
-                present[i >> 3] &= <uint8_t>~(1 << (i & 7))
+        bits_at_marks(validity, marked.index, nulls, NULL, False)
+        # the token is null only where the value was missing
+        bits_at_marks(present, marked.index, nulls, marked.missing, False)
     if leaf(node_child(out, 0), n, marked.missing_count, present, 3) < 0:
         free(validity)
         free(present)
@@ -549,7 +601,7 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
             return -2
     token_offsets[n] = <int32_t>at
     if marked.count > n // 64:  # many marks: one pass over every entry
-        if rebuild_texts(token_offsets, token_data, n, marked) < 0:
+        if rebuild_texts(token_offsets, token_data, records, n, marked) < 0:
             if not epin:
                 free(derived)
             return -1
@@ -674,7 +726,7 @@ cdef object array_capsule(TokenArray tokens, int shape):
         marked.index = <const int64_t*>array_address(tokens._invalid)
         marked.reason = reasons
         marked.missing = missing
-        marked.missing_count = missing.count(1)
+        marked.missing_count = ones(missing, len(missing))
         marked.text_at = <const int64_t*>array_address(text_at)
         marked.text = texts
     # int32 offsets: 4 bytes per valid token, the marked ones' texts as they are.
