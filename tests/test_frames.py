@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import optional
+from conftest import CORES, optional
 
 import sashite_epin.pandas  # noqa: F401 (registers the accessors)
 from sashite_epin import Epin, ParseError, Pin, _marks
@@ -191,6 +191,10 @@ def check_polars(result: Any) -> Any:
 
 
 # -- the results ----------------------------------------------------------------------
+_AROUND_12 = ["K" * 11 + "^", "K" * 12 + "^", "é" * 6, "é" * 6 + "x", "x" * 40, None, "", "+"]
+LONG_TEXTS = [_AROUND_12[(k // 2) % 8] if k % 2 else EPIN_TOKENS[k % 624] for k in range(70_003)]
+
+
 def results(core: ModuleType) -> dict[str, Any]:
     """Results of every shape from one core: valid, invalid and missing entries, bytes,
     PIN, empty, selections, concatenations, tokenize_many's."""
@@ -206,6 +210,9 @@ def results(core: ModuleType) -> dict[str, Any]:
         "all invalid": core.parse_many(["x1", None, "K''", "", "K\n"], True, "mark"),
         "all missing": core.parse_many([None, None], True, "mark"),
         "bytes": core.parse_many(b"K x1 \xff\xfe \xc3\xa9 q -p^'", True, "mark"),
+        # marked texts on each side of a string view's 12 inline bytes, every other
+        # entry marked, past a 64-entry bitmap word and 70,000 entries
+        "long texts": core.parse_many(LONG_TEXTS, True, "mark"),
         "empty": core.parse_many([], True, "mark"),
         "empty pin": core.parse_many([], False, "mark"),
         "mask": marked[np.arange(len(marked)) % 3 != 1],
@@ -790,3 +797,24 @@ def test_polars_namespace_on_columns_of_typos(notation: Any, kind: str) -> None:
             assert space.is_valid().to_list() == column(expected_rows(result), "valid")
             if series.len() and values is typos:
                 assert not any(space.is_valid())
+
+
+def test_polars_token_column_in_pieces_is_the_whole_one() -> None:
+    """The compiled core writes to_polars()' token column (utf8_view, as polars holds
+    it) a piece of entries at a time, signals checked between: every piece size gives
+    the reference frame, marked texts long and short, missing and not UTF-8 alike."""
+    compiled = [c for c in CORES if c.IMPLEMENTATION == "cython"]
+    if not compiled:
+        pytest.skip("no compiled core")
+    core = compiled[0]
+    shapes = [
+        core.parse_many(LONG_TEXTS[:1000], True, "mark"),
+        core.parse_many(b"K x1 \xff\xfe " + b"KKKKKKKKKKKKK\xff " * 40 + b"q", True, "mark"),
+    ]
+    for size in (4, 12, 400, 4000):  # 1, 3, 100 and 1,000 entries a piece
+        was = core.use_piece_size(size)
+        try:
+            for result in shapes:
+                check_polars(result)
+        finally:
+            core.use_piece_size(was)

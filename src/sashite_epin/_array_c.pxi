@@ -666,6 +666,11 @@ cdef class TokenArray:
         shape_of(self, True)  # only tokenize_many's results have rows
         return _frames.TokenRows(self, self._layout[3])
 
+    def _token_view_arrow(self):
+        """The token column alone as Arrow utf8_view capsules (schema, array): what a
+        polars String column is, taken by polars as it is."""
+        return token_view_capsules(self)
+
     def _by_row_arrow(self, str what):
         """by_row()'s Arrow capsules: "schema", "array" (schema and array), "stream"."""
         cdef int shape = shape_of(self, True)

@@ -12,7 +12,7 @@
 #include "_arrow.h"
 #include "_memory.h"
 
-#define SASHITE_MAX_BUFFERS 3
+#define SASHITE_MAX_BUFFERS 4 /* a utf8_view column: validity, views, data, sizes */
 #define SASHITE_MAX_CHILDREN 10
 
 struct sashite_node {

@@ -799,3 +799,170 @@ cdef object arrow_table(TokenArray tokens):
     # pyarrow moves the array out of the capsule (whose release then frees nothing).
     batch = import_batch(<size_t>PyCapsule_GetPointer(capsule, b"arrow_array"), schema)
     return pa.Table.from_batches([batch], schema)
+
+
+# -- the token column alone as Arrow utf8_view: what a polars String column is --------
+# polars takes a utf8_view array as it is (no copy, no pass), where it converts utf8
+# (2M tokens: 15 ms, five times the parse).  A view is 16 bytes: the length (int32),
+# then a text of at most 12 bytes inline (zero padded), or its first 4 bytes, the data
+# buffer's number and the offset there.  Every token fits inline.
+
+cdef extern from "_arrow_export.h" nogil:
+    void leaf_schema "sashite_leaf_schema"(ArrowSchema* out, const char* name,
+                                           const char* format, ArrowSchema* dictionary)
+
+cdef unsigned char VIEW_BY_KEY[RECORD_KEYS][16]  # each token's view, by its record's key
+
+
+cdef void fill_view_table() noexcept nogil:
+    """VIEW_BY_KEY: a token's view where a record of it has the key, an empty one
+    elsewhere (key 0 is the zero record of an entry marked invalid)."""
+    cdef int code
+    cdef int32_t length
+    memset(VIEW_BY_KEY, 0, sizeof(VIEW_BY_KEY))
+    for code in range(CODE_LIMIT):
+        if token_length[code]:
+            length = token_length[code]
+            memcpy(VIEW_BY_KEY[record_key(record_of[code])], &length, 4)
+            memcpy(VIEW_BY_KEY[record_key(record_of[code])] + 4, token_bytes[code], length)
+
+
+fill_view_table()
+
+cdef int64_t NO_VARIADIC_SIZES[1]  # the sizes buffer of a view array with no data buffer
+cdef unsigned char VIEW_MASK[13][12]  # [n]: 0xFF in the first n bytes (a text's), 0 after
+
+
+cdef void fill_view_masks() noexcept nogil:
+    cdef int n, j
+    for n in range(13):
+        for j in range(12):
+            VIEW_MASK[n][j] = 0xFF if j < n else 0
+
+
+fill_view_masks()
+
+
+cdef int fill_views(ArrowArray* out, const unsigned char* records, int64_t n,
+                    const Invalid* marked) noexcept nogil:
+    """The token column as a utf8_view array: null where the value was missing, a
+    marked entry's text as the export holds it (a text longer than 12 bytes in one data
+    buffer, a copy of every marked text).  0, -1 when out of memory, -2 when a signal
+    handler raised (checked between pieces); out is then still releasable."""
+    cdef int64_t i, k, start = 0, stop, piece = piece_entries()
+    cdef int64_t texts = marked.text_at[marked.count]
+    cdef uint64_t word, mask
+    cdef uint32_t half, half_mask
+    cdef int64_t size, at
+    cdef int32_t length, offset, buffer_index = 0
+    cdef bint long_texts = False
+    cdef uint8_t* present = NULL
+    cdef unsigned char* views
+    cdef unsigned char* view
+    cdef unsigned char* data
+    cdef int64_t* sizes
+    for k in range(marked.count):
+        if marked.text_at[k + 1] - marked.text_at[k] > 12:
+            long_texts = True
+            break
+    if node_init(out, n, marked.missing_count, 4 if long_texts else 3, 0) < 0:
+        return -1
+    if marked.missing_count:
+        present = <uint8_t*>malloc(words_bytes(n))  # bits_at_marks writes whole words
+        node_set_buffer(out, 0, present)
+        if present == NULL:
+            return -1
+        memset(present, 0xFF, words_bytes(n))
+        if n & 7:  # no bit set past the entries
+            present[(n + 7) // 8 - 1] = <uint8_t>((1 << (n & 7)) - 1)
+        bits_at_marks(present, marked.index, marked.count, marked.missing, False)
+    views = <unsigned char*>records_alloc(16 * n + 16)  # kept for the next export's reuse
+    node_set_kept_buffer(out, 1, views)
+    if views == NULL:
+        return -1
+    while start < n:  # a piece at a time, signals checked between
+        stop = min(n, start + piece)
+        for i in range(start, stop):  # a marked entry's record is 0: an empty view
+            memcpy(views + 16 * i, VIEW_BY_KEY[record_key(records + 5 * i)], 16)
+        start = stop
+        if start < n and signalled() < 0:
+            return -2
+    # The marked texts with 16 zero bytes after them: each short text's view copies 12
+    # bytes and keeps those before its length by a mask (no branch, no copy by size:
+    # those mispredicted, texts being of every length); the data buffer where a text
+    # is longer than 12 bytes.
+    data = <unsigned char*>malloc(texts + 16)
+    if long_texts:
+        node_set_buffer(out, 2, data)
+    if data == NULL:
+        return -1
+    memcpy(data, marked.text, texts)
+    memset(data + texts, 0, 16)
+    for k in range(marked.count):  # a missing value's view stays empty (and null)
+        at = marked.text_at[k]
+        size = marked.text_at[k + 1] - at
+        view = views + 16 * marked.index[k]
+        length = <int32_t>size
+        memcpy(view, &length, 4)
+        memcpy(&word, data + at, 8)  # as bytes: a mask of bytes needs no byte order
+        memcpy(&mask, VIEW_MASK[min(size, 12)], 8)
+        word &= mask
+        memcpy(view + 4, &word, 8)
+        memcpy(&half, data + at + 8, 4)
+        memcpy(&half_mask, VIEW_MASK[min(size, 12)] + 8, 4)
+        half &= half_mask
+        memcpy(view + 12, &half, 4)
+        if size > 12:
+            offset = <int32_t>at
+            memcpy(view + 8, &buffer_index, 4)  # after the 4 bytes' prefix
+            memcpy(view + 12, &offset, 4)
+    if not long_texts:
+        free(data)
+        node_set_view(out, 2, NO_VARIADIC_SIZES)
+        return 0
+    sizes = <int64_t*>malloc(8)
+    node_set_buffer(out, 3, sizes)
+    if sizes == NULL:
+        return -1
+    sizes[0] = texts
+    return 0
+
+
+cdef object token_view_capsules(TokenArray tokens):
+    """(schema, array) capsules of the token column as utf8_view (fill_views)."""
+    cdef ArrowSchema* schema = <ArrowSchema*>calloc(1, sizeof(ArrowSchema))
+    cdef ArrowArray* array
+    cdef int status
+    cdef Invalid marked
+    cdef int64_t zero = 0
+    cdef bytes reasons = b"", missing = b"", texts = b""
+    cdef object text_at = None
+    if schema == NULL:
+        raise MemoryError()
+    schema_out = PyCapsule_New(schema, b"arrow_schema",
+                               <PyCapsule_Destructor>schema_capsule_free)
+    leaf_schema(schema, b"token", b"vu", NULL)
+    array = <ArrowArray*>calloc(1, sizeof(ArrowArray))
+    if array == NULL:
+        raise MemoryError()
+    capsule = PyCapsule_New(array, b"arrow_array", <PyCapsule_Destructor>array_capsule_free)
+    marked = Invalid(0, NULL, NULL, NULL, 0, &zero, NULL)
+    if len(tokens._invalid):  # the marked entries' texts, read with the GIL
+        reasons, missing, text_at, texts = marked_texts(tokens._rejected)
+        marked.count = len(tokens._invalid)
+        marked.index = <const int64_t*>array_address(tokens._invalid)
+        marked.reason = reasons
+        marked.missing = missing
+        marked.missing_count = ones(missing, len(missing))
+        marked.text_at = <const int64_t*>array_address(text_at)
+        marked.text = texts
+    if len(texts) >= (1 << 31) - 1:  # a view's offset is an int32
+        raise OverflowError("the marked texts of this TokenArray do not fit one Arrow "
+                            "utf8_view column (2 GiB of text)")
+    with nogil:
+        status = fill_views(array, tokens.records, tokens.count, &marked)
+    if status == -2:
+        error_set()  # a signal handler's exception (the capsule releases what was built)
+    if status < 0:
+        raise MemoryError()
+    return schema_out, capsule

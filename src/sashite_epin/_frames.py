@@ -331,7 +331,12 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
         "side": (records["side"] + (blank << 1), _SIDE_TABLE),
         "state": (records["state"] + blank * numpy.uint8(3), _STATE_TABLE),
     }
-    # The export is read for the marked entries' texts, which only it holds.
+    # The compiled core writes the token column as polars holds it (utf8_view, taken
+    # as it is); elsewhere the export is read for the marked entries' texts, which
+    # only it holds.
+    views = getattr(result, "_token_view_arrow", None) if token is None else None
+    if views is not None:
+        token = pl.Series(_Capsules(views())).alias("token")
     struct = _pyarrow_export(result) if marked and token is None else None
     if marked and reasons is None:
         if struct is None:
@@ -392,6 +397,18 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
     frame = pl.DataFrame(out)
     del kept  # the frame holds the categories now
     return frame
+
+
+class _Capsules:
+    """An Arrow (schema, array) capsule pair as what polars imports them from."""
+
+    __slots__ = ("_pair",)
+
+    def __init__(self, pair: tuple[object, object]) -> None:
+        self._pair = pair
+
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
+        return self._pair
 
 
 def polars_enum(pl: Any, numpy: Any, numbers: Any, count: int, dtype: Any) -> Any:
