@@ -818,3 +818,38 @@ def test_polars_token_column_in_pieces_is_the_whole_one() -> None:
                 check_polars(result)
         finally:
             core.use_piece_size(was)
+
+
+@pytest.mark.parametrize(
+    ("core", "kernel"),
+    [(c, k) for c in CORES if c.IMPLEMENTATION == "cython" for k in c.KERNELS],
+    ids=str,
+)
+def test_polars_frame_fields_under_every_kernel(core: ModuleType, kernel: str) -> None:
+    """The seven byte columns to_polars builds from (written 16 entries a store under
+    the AVX2 and AVX-512 kernels, a byte at a time under the others and for the last
+    entries) are the records' fields, the invalid entries' side and state their tables'
+    missing word, under every kernel, at every length around a block."""
+    before = core.use_bytes_kernel(kernel)
+    try:
+        for length in (0, 1, 15, 16, 17, 31, 33, 1000, 70_003):
+            result = core.parse_many(LONG_TEXTS[:length], True, "mark")
+            data, stride = result._frame_fields()
+            columns = [np.frombuffer(data, np.uint8, length, k * stride) for k in range(7)]
+            records = np.asarray(result)
+            blank = (records["letter"] == 0).astype(np.uint8)
+            want = [
+                records["letter"],
+                records["side"] + 2 * blank,
+                records["state"] + 3 * blank,
+                records["terminal"],
+                records["derived"],
+                1 - blank,
+                blank,
+            ]
+            for k, (got, expected) in enumerate(zip(columns, want, strict=True)):
+                assert got.tolist() == np.asarray(expected).tolist(), (kernel, length, k)
+            if length in (17, 1000):
+                check_polars(result)
+    finally:
+        core.use_bytes_kernel(before)

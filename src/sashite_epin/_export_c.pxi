@@ -50,6 +50,11 @@ cdef extern from "_formats.h" nogil:
         int kernel, const unsigned char* records, int64_t n, int32_t* offsets,
         unsigned char* data, int32_t* at, int8_t* abbr, int8_t* side, int8_t* state,
         uint8_t* terminal, uint8_t* derived)
+    # TokenArray._frame_fields' columns, 16 records at a time under the AVX2 and
+    # AVX-512 kernels; how many it wrote (0 under another kernel)
+    int64_t frame_fields_lanes "sashite_frame_fields_lanes"(
+        int kernel, const unsigned char* records, int64_t n, unsigned char* out,
+        int64_t stride)
 
 cdef const char* FIELD_NAMES[2][8]
 cdef const char* FIELD_FORMATS[2][8]
@@ -156,16 +161,10 @@ cdef int64_t ones(const unsigned char* flags, int64_t n) noexcept nogil:
     return total
 
 
-cdef tuple texts_columns(object rejected):
-    """The export's columns of a _marks.MarkedTexts' entries (reasons, missing flags,
-    count + 1 text offsets from 0, texts), its texts read first where they are still in
-    an Arrow column's chunks (kept on it, as its _filled keeps them); None where a text
-    is not UTF-8 or its ends are no array('q') (each entry is then written as
-    _marks.export_text says).  In C: the Python steps of this road were a fifth of a
-    small batch's export."""
-    cdef Py_buffer view
-    cdef Py_ssize_t n
-    cdef int64_t* at
+cdef tuple marked_source(object rejected):
+    """A _marks.MarkedTexts' (texts, ends, nones), its texts read first where they are
+    still in an Arrow column's chunks (kept on it, as its _filled keeps them); None
+    where a text is not UTF-8 or its ends are no array('q') of one end an entry."""
     if rejected._decode == "ucs4":
         return None
     later = rejected._later
@@ -175,14 +174,30 @@ cdef tuple texts_columns(object rejected):
         rejected._later = None
     elif later is not None:
         rejected._filled()
-    texts, ends, reasons = rejected._texts, rejected._ends, rejected._reasons
+    texts, ends = rejected._texts, rejected._ends
     if type(texts) is not bytes or type(ends) is not array_type or ends.typecode != "q":
         return None
     if not utf8_valid(<const unsigned char*>PyBytes_AS_STRING(texts), len(texts)):
         return None
-    n = len(reasons)
-    if len(ends) != n:
+    if len(ends) != len(rejected._reasons):
         return None
+    return texts, ends, rejected._nones
+
+
+cdef tuple texts_columns(object rejected):
+    """The export's columns of a _marks.MarkedTexts' entries (reasons, missing flags,
+    count + 1 text offsets from 0, texts) from marked_source; None where it gives
+    none (each entry is then written as _marks.export_text says).  In C: the Python
+    steps of this road were a fifth of a small batch's export."""
+    cdef Py_buffer view
+    cdef Py_ssize_t n
+    cdef int64_t* at
+    source = marked_source(rejected)
+    if source is None:
+        return None
+    texts, ends, nones = source
+    reasons = rejected._reasons
+    n = len(reasons)
     PyObject_GetBuffer(ends, &view, PyBUF_SIMPLE)
     try:
         if offsets_in_place():
@@ -195,7 +210,6 @@ cdef tuple texts_columns(object rejected):
                 <const char*>view.buf, 8 * n))
     finally:
         PyBuffer_Release(&view)
-    nones = rejected._nones
     return reasons, bytes(n) if nones is None else nones, offsets, texts
 
 
@@ -829,6 +843,8 @@ cdef void fill_view_table() noexcept nogil:
 
 fill_view_table()
 
+cdef enum:
+    VIEW_BLOCK = 2048  # fill_views' entries a step: 32 KB of views, still in cache
 cdef int64_t NO_VARIADIC_SIZES[1]  # the sizes buffer of a view array with no data buffer
 cdef unsigned char VIEW_MASK[13][12]  # [n]: 0xFF in the first n bytes (a text's), 0 after
 
@@ -844,13 +860,16 @@ fill_view_masks()
 
 
 cdef int fill_views(ArrowArray* out, const unsigned char* records, int64_t n,
-                    const Invalid* marked) noexcept nogil:
-    """The token column as a utf8_view array: null where the value was missing, a
-    marked entry's text as the export holds it (a text longer than 12 bytes in one data
-    buffer, a copy of every marked text).  0, -1 when out of memory, -2 when a signal
-    handler raised (checked between pieces); out is then still releasable."""
+                    const int64_t* marked_index, const unsigned char* missing,
+                    int64_t missing_count, const int64_t* ends, const unsigned char* text,
+                    int64_t count) noexcept nogil:
+    """The token column as a utf8_view array: null where the value was missing, the
+    count marked entries' texts (text, each ending at its ends[k]) as the export holds
+    them, one longer than 12 bytes in one data buffer (a copy of every marked text).
+    0, -1 when out of memory, -2 when a signal handler raised (checked between
+    pieces); out is then still releasable."""
     cdef int64_t i, k, start = 0, stop, piece = piece_entries()
-    cdef int64_t texts = marked.text_at[marked.count]
+    cdef int64_t texts = ends[count - 1] if count else 0
     cdef uint64_t word, mask
     cdef uint32_t half, half_mask
     cdef int64_t size, at
@@ -861,13 +880,13 @@ cdef int fill_views(ArrowArray* out, const unsigned char* records, int64_t n,
     cdef unsigned char* view
     cdef unsigned char* data
     cdef int64_t* sizes
-    for k in range(marked.count):
-        if marked.text_at[k + 1] - marked.text_at[k] > 12:
-            long_texts = True
-            break
-    if node_init(out, n, marked.missing_count, 4 if long_texts else 3, 0) < 0:
+    if count:  # each length apart from the last's end: no chain from one to the next
+        long_texts = ends[0] > 12
+        for k in range(1, count):
+            long_texts |= ends[k] - ends[k - 1] > 12
+    if node_init(out, n, missing_count, 4 if long_texts else 3, 0) < 0:
         return -1
-    if marked.missing_count:
+    if missing_count:
         present = <uint8_t*>malloc(words_bytes(n))  # bits_at_marks writes whole words
         node_set_buffer(out, 0, present)
         if present == NULL:
@@ -875,18 +894,9 @@ cdef int fill_views(ArrowArray* out, const unsigned char* records, int64_t n,
         memset(present, 0xFF, words_bytes(n))
         if n & 7:  # no bit set past the entries
             present[(n + 7) // 8 - 1] = <uint8_t>((1 << (n & 7)) - 1)
-        bits_at_marks(present, marked.index, marked.count, marked.missing, False)
+        bits_at_marks(present, marked_index, count, missing, False)
     views = <unsigned char*>records_alloc(16 * n + 16)  # kept for the next export's reuse
     node_set_kept_buffer(out, 1, views)
-    if views == NULL:
-        return -1
-    while start < n:  # a piece at a time, signals checked between
-        stop = min(n, start + piece)
-        for i in range(start, stop):  # a marked entry's record is 0: an empty view
-            memcpy(views + 16 * i, VIEW_BY_KEY[record_key(records + 5 * i)], 16)
-        start = stop
-        if start < n and signalled() < 0:
-            return -2
     # The marked texts with 16 zero bytes after them: each short text's view copies 12
     # bytes and keeps those before its length by a mask (no branch, no copy by size:
     # those mispredicted, texts being of every length); the data buffer where a text
@@ -894,28 +904,44 @@ cdef int fill_views(ArrowArray* out, const unsigned char* records, int64_t n,
     data = <unsigned char*>malloc(texts + 16)
     if long_texts:
         node_set_buffer(out, 2, data)
-    if data == NULL:
+    if views == NULL or data == NULL:
+        if not long_texts:
+            free(data)
         return -1
-    memcpy(data, marked.text, texts)
+    memcpy(data, text, texts)
     memset(data + texts, 0, 16)
-    for k in range(marked.count):  # a missing value's view stays empty (and null)
-        at = marked.text_at[k]
-        size = marked.text_at[k + 1] - at
-        view = views + 16 * marked.index[k]
-        length = <int32_t>size
-        memcpy(view, &length, 4)
-        memcpy(&word, data + at, 8)  # as bytes: a mask of bytes needs no byte order
-        memcpy(&mask, VIEW_MASK[min(size, 12)], 8)
-        word &= mask
-        memcpy(view + 4, &word, 8)
-        memcpy(&half, data + at + 8, 4)
-        memcpy(&half_mask, VIEW_MASK[min(size, 12)] + 8, 4)
-        half &= half_mask
-        memcpy(view + 12, &half, 4)
-        if size > 12:
-            offset = <int32_t>at
-            memcpy(view + 8, &buffer_index, 4)  # after the 4 bytes' prefix
-            memcpy(view + 12, &offset, 4)
+    k = 0
+    at = 0
+    while start < n:  # a block at a time, signals checked between pieces
+        stop = min(n, start + VIEW_BLOCK)
+        for i in range(start, stop):  # a marked entry's record is 0: an empty view
+            memcpy(views + 16 * i, VIEW_BY_KEY[record_key(records + 5 * i)], 16)
+        # then the block's marked entries, while its views are in cache (after the
+        # whole column, each was a miss: 32 MB on 2M entries)
+        while k < count and marked_index[k] < stop:  # a missing value's stays empty
+            size = ends[k] - at
+            view = views + 16 * marked_index[k]
+            length = <int32_t>size
+            memcpy(view, &length, 4)
+            memcpy(&word, data + at, 8)  # as bytes: a mask of bytes needs no byte order
+            memcpy(&mask, VIEW_MASK[min(size, 12)], 8)
+            word &= mask
+            memcpy(view + 4, &word, 8)
+            memcpy(&half, data + at + 8, 4)
+            memcpy(&half_mask, VIEW_MASK[min(size, 12)] + 8, 4)
+            half &= half_mask
+            memcpy(view + 12, &half, 4)
+            if size > 12:
+                offset = <int32_t>at
+                memcpy(view + 8, &buffer_index, 4)  # after the 4 bytes' prefix
+                memcpy(view + 12, &offset, 4)
+            at = ends[k]
+            k += 1
+        start = stop
+        if start < n and start % piece < VIEW_BLOCK and signalled() < 0:
+            if not long_texts:
+                free(data)
+            return -2
     if not long_texts:
         free(data)
         node_set_view(out, 2, NO_VARIADIC_SIZES)
@@ -933,10 +959,12 @@ cdef object token_view_capsules(TokenArray tokens):
     cdef ArrowSchema* schema = <ArrowSchema*>calloc(1, sizeof(ArrowSchema))
     cdef ArrowArray* array
     cdef int status
-    cdef Invalid marked
-    cdef int64_t zero = 0
-    cdef bytes reasons = b"", missing = b"", texts = b""
-    cdef object text_at = None
+    cdef int64_t count = len(tokens._invalid), missing_count = 0
+    cdef const int64_t* index = NULL
+    cdef const int64_t* ends = NULL
+    cdef const unsigned char* missing = NULL
+    cdef const unsigned char* text = NULL
+    cdef bytes texts = b"", nones = None
     if schema == NULL:
         raise MemoryError()
     schema_out = PyCapsule_New(schema, b"arrow_schema",
@@ -946,21 +974,29 @@ cdef object token_view_capsules(TokenArray tokens):
     if array == NULL:
         raise MemoryError()
     capsule = PyCapsule_New(array, b"arrow_array", <PyCapsule_Destructor>array_capsule_free)
-    marked = Invalid(0, NULL, NULL, NULL, 0, &zero, NULL)
-    if len(tokens._invalid):  # the marked entries' texts, read with the GIL
-        reasons, missing, text_at, texts = marked_texts(tokens._rejected)
-        marked.count = len(tokens._invalid)
-        marked.index = <const int64_t*>array_address(tokens._invalid)
-        marked.reason = reasons
-        marked.missing = missing
-        marked.missing_count = ones(missing, len(missing))
-        marked.text_at = <const int64_t*>array_address(text_at)
-        marked.text = texts
+    if count:  # the marked entries' texts, read with the GIL
+        rejected = tokens._rejected
+        source = None
+        if type(rejected) is _marks.MarkedTexts or type(rejected) is _marks.MarkedStrings:
+            source = marked_source(rejected)  # their ends as they are kept: no copy
+        if source is not None:
+            texts, end_array, nones = source
+            ends = <const int64_t*>array_address(end_array)
+        else:  # as the export writes them: count + 1 offsets from 0, the ends after
+            _, nones, end_array, texts = marked_texts(rejected)
+            ends = <const int64_t*>array_address(end_array) + 1
+        if nones is None:
+            nones = bytes(count)
+        index = <const int64_t*>array_address(tokens._invalid)
+        missing = nones
+        missing_count = ones(missing, count)
+        text = texts
     if len(texts) >= (1 << 31) - 1:  # a view's offset is an int32
         raise OverflowError("the marked texts of this TokenArray do not fit one Arrow "
                             "utf8_view column (2 GiB of text)")
     with nogil:
-        status = fill_views(array, tokens.records, tokens.count, &marked)
+        status = fill_views(array, tokens.records, tokens.count, index, missing,
+                            missing_count, ends, text, count)
     if status == -2:
         error_set()  # a signal handler's exception (the capsule releases what was built)
     if status < 0:

@@ -280,6 +280,35 @@ static int64_t sashite_join_avx2(const unsigned char *r, int64_t n, const sashit
     return i;
 }
 
+/* The seven byte columns of records 0 .. 16 * (n / 16) - 1 that polars' frame is
+ * built from (TokenArray._frame_fields): column k of entry i at out[k * stride + i]:
+ * the letter (0 where invalid), side + 2 and state + 3 where invalid (a record marked
+ * invalid is 0), terminal, derived, valid and invalid.  Sixteen entries a store per
+ * column, where a byte store per entry and column was store-bound (2 ns an entry).
+ * Returns how many records it wrote; the caller writes the rest. */
+SASHITE_AVX2_TARGET
+static int64_t sashite_frame_fields_avx2(const unsigned char *r, int64_t n, unsigned char *out,
+                                         int64_t stride) {
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1),
+                  two = _mm_set1_epi8(2), three = _mm_set1_epi8(3);
+    int64_t i;
+    for (i = 0; i + 16 <= n; i += 16, r += 80) {
+        __m128i field[5], blank;
+        sashite_deal16(r, field);
+        blank = _mm_cmpeq_epi8(field[0], zero); /* 0xFF where invalid */
+        _mm_storeu_si128((__m128i *)(out + i), field[0]);
+        _mm_storeu_si128((__m128i *)(out + stride + i),
+                         _mm_add_epi8(field[1], _mm_and_si128(blank, two)));
+        _mm_storeu_si128((__m128i *)(out + 2 * stride + i),
+                         _mm_add_epi8(field[2], _mm_and_si128(blank, three)));
+        _mm_storeu_si128((__m128i *)(out + 3 * stride + i), field[3]);
+        _mm_storeu_si128((__m128i *)(out + 4 * stride + i), field[4]);
+        _mm_storeu_si128((__m128i *)(out + 5 * stride + i), _mm_andnot_si128(blank, one));
+        _mm_storeu_si128((__m128i *)(out + 6 * stride + i), _mm_and_si128(blank, one));
+    }
+    return i;
+}
+
 #else
 static int64_t sashite_export_fields_avx2(const unsigned char *r, int64_t n, int32_t *offsets,
                                           unsigned char *data, int32_t *at, int8_t *abbr,
@@ -292,6 +321,11 @@ static int64_t sashite_export_fields_avx2(const unsigned char *r, int64_t n, int
 static int64_t sashite_join_avx2(const unsigned char *r, int64_t n, const sashite_shapes *t,
                                  int sep_len, unsigned char **out, const unsigned char *end) {
     (void)r, (void)n, (void)t, (void)sep_len, (void)out, (void)end;
+    return 0;
+}
+static int64_t sashite_frame_fields_avx2(const unsigned char *r, int64_t n, unsigned char *out,
+                                         int64_t stride) {
+    (void)r, (void)n, (void)out, (void)stride;
     return 0;
 }
 #endif
@@ -510,6 +544,15 @@ static inline int64_t sashite_join_lanes(int kernel, const unsigned char *r, int
     if (kernel == SASHITE_KERNEL_NEON)
         return sashite_join_neon(r, n, t, sep_len, out, end);
 #endif
+    return 0;
+}
+
+/* sashite_frame_fields_avx2 where the kernel has its loops: how many records it wrote
+ * (0 under another kernel; the caller's scalar loop writes the rest). */
+static inline int64_t sashite_frame_fields_lanes(int kernel, const unsigned char *r, int64_t n,
+                                                 unsigned char *out, int64_t stride) {
+    if (sashite_kernel_avx2_loops(kernel))
+        return sashite_frame_fields_avx2(r, n, out, stride);
     return 0;
 }
 
