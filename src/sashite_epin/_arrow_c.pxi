@@ -908,13 +908,22 @@ cdef int scan_indices(Sink* s, const ArrowArray* a, const index_t* indices, cons
     return S_OK
 
 
-cdef bint entry_bytes(const ArrowArray* a, ColumnType t, int64_t i, const unsigned char** p,
-                      int64_t* n) noexcept nogil:
-    """What an error names for entry i of a chunk: its bytes (True), or False when it is
-    missing.  The entry is read again here, after its scan, and checked again as read:
-    another thread may have rewritten the column since (an index, an offset), and then
-    it names None or what the entry now holds, never reading outside the buffers."""
-    cdef Reader values
+cdef int open_entries(Reader* values, const ArrowArray* a, ColumnType t) noexcept nogil:
+    """The reader of a chunk's strings (its struct's child, its dictionary), for
+    read_entry: S_OK or S_*.  Opened once a chunk: each entry's own opening read the
+    chunk's first and last offsets again (a sixth of a million marks' read)."""
+    cdef const ArrowArray* strings = a
+    if t.in_struct:
+        strings = a.children[0]
+    if t.index_size:
+        strings = strings.dictionary
+    return open_reader(values, strings, t.layout)
+
+
+cdef bint read_entry(const ArrowArray* a, ColumnType t, const Reader* values, int opened,
+                     int64_t i, const unsigned char** p, int64_t* n) noexcept nogil:
+    """entry_bytes of entry i of a chunk whose strings' reader open_entries gave
+    (opened: its status)."""
     cdef const ArrowArray* strings = a
     n[0] = 0
     if t.in_struct:
@@ -930,8 +939,18 @@ cdef bint entry_bytes(const ArrowArray* a, ColumnType t, int64_t i, const unsign
             return False
     if t.layout == A_NULL or is_null(strings, i):
         return False
-    return (open_reader(&values, strings, t.layout) == S_OK
-            and entry_text(&values, i, p, n) == S_OK)
+    return opened == S_OK and entry_text(values, i, p, n) == S_OK
+
+
+cdef bint entry_bytes(const ArrowArray* a, ColumnType t, int64_t i, const unsigned char** p,
+                      int64_t* n) noexcept nogil:
+    """What an error names for entry i of a chunk: its bytes (True), or False when it is
+    missing.  The entry is read again here, after its scan, and checked again as read:
+    another thread may have rewritten the column since (an index, an offset), and then
+    it names None or what the entry now holds, never reading outside the buffers."""
+    cdef Reader values
+    cdef int opened = open_entries(&values, a, t)
+    return read_entry(a, t, &values, opened, i, p, n)
 
 
 cdef object entry_token(const ArrowArray* a, ColumnType t, int64_t i):
@@ -1041,6 +1060,9 @@ cdef class _ArrowEntries:
         cdef const unsigned char* p
         cdef int64_t size, index
         cdef void* more
+        cdef Reader values
+        cdef int opened = S_OK
+        cdef Py_ssize_t opened_for = -1
         try:
             if texts == NULL or ends == NULL:
                 raise MemoryError()
@@ -1052,8 +1074,11 @@ cdef class _ArrowEntries:
                     while j < self.count and index >= self.bases[j] + self.chunks[j].length:
                         j += 1
                     if j < self.count and index >= self.bases[j]:
-                        some = entry_bytes(&self.chunks[j], self.t, index - self.bases[j],
-                                           &p, &size)
+                        if j != opened_for:  # the chunk's reader, opened once
+                            opened = open_entries(&values, &self.chunks[j], self.t)
+                            opened_for = j
+                        some = read_entry(&self.chunks[j], self.t, &values, opened,
+                                          index - self.bases[j], &p, &size)
                 if not some:
                     size = 0
                 if used + size > room:
