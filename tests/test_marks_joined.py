@@ -118,6 +118,12 @@ def test_an_index_array_keeps_the_marks_it_picks(core: ModuleType, dtype: str) -
         assert outcome(got) == outcome(want)
     with pytest.raises(IndexError):
         core.parse_many(column, True, "mark")[np.array([0, 100], dtype=dtype)]
+    if signed:  # past the start, counted from the end: out of range too
+        lowest = np.iinfo(dtype).min
+        for past in ([0, -101], [lowest], [5, lowest, 0]):
+            if min(past) >= lowest:
+                with pytest.raises(IndexError):
+                    core.parse_many(column, True, "mark")[np.array(past, dtype=dtype)]
 
 
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
