@@ -375,7 +375,8 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
         gathers.append(pl.lit(token[0]).gather(pl.col("token")).alias("token"))
     # One select: polars runs the gathers side by side on its threads.
     gathered = pl.DataFrame(columns).select(gathers) if count else None
-    invalid = pl.Series(blank.view(bool))
+    # where a column is set missing (marked entries only)
+    invalid: Any = pl.Series(blank.view(bool)) if marked else None
     out = []
     for name in _polars_names(result):
         if name == "token" and token is False:
