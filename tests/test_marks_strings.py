@@ -193,6 +193,19 @@ def test_long_columns_views_and_reads_as_the_twin(core: ModuleType, kernel: str)
 
 
 @pytest.mark.parametrize("core", CORES, ids=ids)
+def test_long_strings_first_leave_room_for_the_short_marks_after(core: ModuleType) -> None:
+    # Long strings (read as objects) first, within the texts' first room of 15 bytes
+    # an entry, then short marks (read from their keys): the keys' texts once went past
+    # the block the long strings had filled (a heap overrun: the process aborted).
+    texts = ["x" * 40] * 1100 + ["xy"] * 1900 + ["K" * 20, "\u212a"] * 3
+    data = np.array(texts, dtype=StringDType(na_object=None))
+    for _ in range(3):
+        assert outcome(core, data, False) == outcome(_core_py, data, False)
+        result = core.parse_many(data, False, "mark")
+        assert result.to_arrow().equals(_core_py.parse_many(data, False, "mark").to_arrow())
+
+
+@pytest.mark.parametrize("core", CORES, ids=ids)
 def test_marks_keep_the_texts_of_the_parse_when_the_array_changes(core: ModuleType) -> None:
     """The marked texts are the array's as it was at parse time: an element changed,
     made missing or longer after the call changes no error."""

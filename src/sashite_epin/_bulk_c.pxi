@@ -1769,8 +1769,12 @@ def _read_string_marks(bytes keys, bytes longs, dict taken, bytes reasons, objec
                 elif type(token) is str:  # a longer or non-ASCII string
                     text = (<str>token).encode("utf-8", "surrogatepass")
                     size = len(text)
-                    if total + size > room:
-                        room = 2 * room + size
+                    # room for this text and 15 bytes for each entry after it (what a
+                    # key's text may take, copied unchecked above): a check of this
+                    # text alone let long strings use the keys' room, then the keys
+                    # after them wrote past the block
+                    if total + size + 15 * (n - j) > room:
+                        room = 2 * room + size + 15 * (n - j)
                         more = records_realloc(texts, room)
                         if more == NULL:
                             raise MemoryError()

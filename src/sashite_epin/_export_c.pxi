@@ -556,8 +556,8 @@ cdef int fill_columns(ArrowArray* out, const unsigned char* records, int64_t n, 
             return -1
         # Set, then cleared at the marked entries (the records that are 0): a pass over
         # the marks, not a bit made per entry (a third of a small batch's export).
-        memset(validity, 0xFF, bitmap + 1)
-        memset(present, 0xFF, bitmap + 1)
+        memset(validity, 0xFF, words_bytes(n))  # every byte bits_at_marks may read
+        memset(present, 0xFF, words_bytes(n))
         if n & 7:  # no bit set past the entries (as the twin's bitmaps have none)
             validity[bitmap - 1] = present[bitmap - 1] = <uint8_t>((1 << (n & 7)) - 1)
         bits_at_marks(validity, marked.index, nulls, NULL, False)
@@ -987,6 +987,10 @@ cdef object token_view_capsules(TokenArray tokens):
             ends = <const int64_t*>array_address(end_array) + 1
         if nones is None:
             nones = bytes(count)
+        # the texts' ends are the MarkedTexts' own (from 0, ascending): the last within
+        # the texts is what keeps fill_views' copies inside them
+        if ends[count - 1] > len(texts) or len(nones) != count:
+            raise SystemError("the marked texts' columns disagree")
         index = <const int64_t*>array_address(tokens._invalid)
         missing = nones
         missing_count = ones(missing, count)
