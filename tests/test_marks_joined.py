@@ -158,3 +158,30 @@ def test_a_gather_reads_marks_by_row_through_pieces_of_every_density(core: Modul
     big = np.array([*picks, 300], np.int64)  # out of range in the tenth piece
     with pytest.raises(IndexError, match="300"):
         core.parse_many(column, True, "mark")[big]
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_a_selections_export_copies_its_sources_texts(core: ModuleType) -> None:
+    """The export of a selection of marked entries (a gather, a mask, a category
+    column's rows) copies each picked entry's text from its source's export columns:
+    texts of every length, not UTF-8 (bytes), lone surrogates and missing values, picked
+    in any order and repeated, few or most of the source's; the twin's export."""
+    texts = [b"K", b"x\xff", b"", b"+K^'X" * 5, b"\xc3\xa9", b"q", b"KK", b"-p^'"]
+    joined = b" ".join(texts * 40)
+    listed = ["K", "\ud800x", None, "é" * 9, "+K^'X" * 5, "q", "", "KK"] * 40
+    rng = random.Random(11)
+    arrow = pa.array([t if t != "\ud800x" else "x" for t in listed], pa.string())
+    for data in (joined, listed, arrow):
+        ours = core.parse_many(data, True, "mark")
+        twin = _core_py.parse_many(data, True, "mark")
+        count = len(ours)
+        for picks in (
+            np.array([rng.randrange(count) for _ in range(5 * count)], np.int64),
+            np.array([rng.randrange(count) for _ in range(3)], np.int64),
+            np.arange(count)[::-1].copy(),
+            np.arange(count) % 3 != 1,
+        ):
+            got, want = ours[picks], twin[picks]
+            assert pa.array(got).equals(pa.array(want))
+            assert [e.token for e in got.errors()] == [e.token for e in want.errors()]
+            assert pa.array(got).equals(pa.array(want))  # once its marks are made

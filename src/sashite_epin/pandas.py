@@ -51,10 +51,9 @@ class EpinAccessor:
         naming its position (``index``) and its index label (``label``);
         ``errors="mark"`` keeps every row.  The token itself is a column only with
         ``token=True``, so ``df.join(df["token"].epin.parse())`` needs no suffix."""
-        frame = _by_categories(self._notation, self._values, errors)
-        if frame is None:
-            return self.parse_many(errors).to_pandas(token=token)
-        return frame if token else frame.drop(columns="token")
+        # A category Series is read by its categories, gathered by the rows' codes
+        # (parse_many's road), its marked rows' texts copied from the categories'.
+        return self.parse_many(errors).to_pandas(token=token)
 
     def tokenize(self, errors: str = "raise") -> Any:
         """A DataFrame of one row per token of each entry (placements written back to
@@ -88,34 +87,6 @@ class EpinAccessor:
 
     def _name(self) -> Any:
         return getattr(self._values, "name", None)
-
-
-def _by_categories(notation: Any, values: Any, errors: str) -> Any:
-    """A category Series' frame under errors="mark", where rows are marked invalid: its
-    categories (and a missing value after them) parsed once, their frame taken by the
-    rows' codes (-1, a missing row: the last), no row's marks made.  None for any other
-    input, where the categories' parse fails (parse_many then reads the rows and says
-    why), and where few rows are marked (no marks are made then, and taking the frame
-    costs about 20 ns a row whatever the rows hold, where the rows' own parse is faster
-    until about one row in 25 is marked: a marked row costs some 300 ns there)."""
-    table = _categories(notation, values) if errors == "mark" else None
-    if table is None:
-        return None
-    result, codes = table
-    # The rows the parse would mark: where every category is valid, the missing ones.
-    # Where some category is invalid, estimated from some 4,096 rows spread evenly (the
-    # choice changes the time, not the frame).
-    bad = ~result.valid_mask()  # the last: the missing value's
-    step = max(1, len(codes) // 4096)
-    invalid = (codes < 0).sum() if not bad[:-1].any() else bad[codes[::step]].sum() * step
-    if invalid * _MARKED_SHARE < len(codes):
-        return None
-    frame = result.to_pandas(index=False).take(codes)
-    frame.index = values.index
-    return frame
-
-
-_MARKED_SHARE = 25
 
 
 def _categories(notation: Any, values: Any) -> tuple[Any, Any] | None:

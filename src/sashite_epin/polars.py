@@ -31,25 +31,28 @@ from ._pin import Pin
 def _frame(notation: Any, series: Any, errors: str, token: bool) -> Any:
     """The DataFrame of a Series' tokens, the token column only if asked for.  A
     Categorical or Enum Series where one row in 16 or more is marked invalid: its
-    categories parsed once, each row's record and reason number taken from them by
-    the row's code, no row's marks made, its token column (if asked for) the
-    categories' gathered.  A String Series is its own token column (a valid entry's
+    categories parsed once and gathered by the rows' codes (the marks kept as
+    columns, no object per row), its token column (if asked for) the categories'
+    gathered.  A String Series is its own token column (a valid entry's
     text is its token, an invalid one's the text as read), so the texts are neither
     exported nor gathered."""
     table = _categories(notation, series) if errors == "mark" else None
     if table is not None and hasattr(polars, "Categories"):  # else as to_polars() can
         categories, codes = table
-        # The rows the parse would mark: taking the records by numpy costs about 3 ns
-        # a row more than the compiled core's take of the rows (CPU), which makes
-        # each marked row's mark, about 50 ns (AMD EPYC, 2M rows).
-        # Counted exactly where only the missing rows are marked, else estimated from
-        # some 4,096 rows spread evenly (the choice changes the time, not the frame;
-        # counting every row's was a numpy take, 2.5 ms on 2M rows).
+        # The rows the parse would mark: where many are, the token column (if asked
+        # for) is the categories' gathered by the codes, where the rows' own would be
+        # made from each marked row's text.  Counted exactly where only the missing
+        # rows are marked, else estimated from some 4,096 rows spread evenly (the
+        # choice changes the time, not the frame; counting every row's was a numpy
+        # take, 2.5 ms on 2M rows).
         bad = ~categories.valid_mask()  # the last: the missing value's
         step = max(1, len(codes) // 4096)
         invalid = series.null_count() if not bad[:-1].any() else bad[codes[::step]].sum() * step
         if invalid * _MARKED_SHARE >= len(codes):
-            rows = _Taken(categories, codes)
+            # the core's gather of the categories' records, their marks by row
+            # (1.5-2 ns a row, 2M rows half marked, AMD EPYC), where a numpy take of
+            # the records and reason numbers was 3-4 and left to_polars numpy's passes
+            rows = categories[codes]
             texts: Any = False
             if token:
                 words = _frames.to_polars(categories).get_column("token")
@@ -65,34 +68,6 @@ def _frame(notation: Any, series: Any, errors: str, token: bool) -> Any:
 
 
 _MARKED_SHARE = 16
-
-
-class _Taken:
-    """What ``_frames.to_polars`` reads of a result (its records, whether any entry is
-    marked, the reason numbers, the notation), for the rows of a categorical column:
-    its categories' taken by the rows' codes (a numpy take, 3-4 ns a row)."""
-
-    __slots__ = ("_reasons", "_records", "notation", "offsets")
-
-    def __init__(self, categories: Any, codes: Any) -> None:
-        import numpy  # _categories found it
-
-        self._records = numpy.asarray(categories).take(codes)
-        self._reasons = categories.reason_codes().take(codes)
-        self.notation, self.offsets = categories.notation, None
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        return self._records
-
-    def errors(self) -> tuple[()] | tuple[None]:
-        """Sized as "any entry marked": the marks themselves are not made."""
-        return (None,) if self._reasons.any() else ()
-
-    def reason_codes(self) -> Any:
-        return self._reasons
 
 
 def _valid(notation: Any, series: Any) -> polars.Series:
