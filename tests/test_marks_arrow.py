@@ -207,11 +207,11 @@ def test_the_texts_outlive_the_input(core: ModuleType) -> None:
 
 
 @pytest.mark.parametrize("core", COMPILED, ids=ids)
-@pytest.mark.parametrize("share", [1, 2, 63, 64, 65, 1000])
+@pytest.mark.parametrize("share", [1, 2, 15, 16, 17, 63, 64, 65, 1000])
 def test_the_export_places_marked_texts_of_every_length(core: ModuleType, share: int) -> None:
     """The token field with marked texts of 0 to 40 bytes (past the 16 the dense road
     copies at once), ASCII, not ASCII and not UTF-8, one entry in ``share`` marked
-    (the export rebuilds the field in one pass where more than one in 64 is, and moves
+    (the export rebuilds the field in one pass where more than one in 16 is, and moves
     the runs between marks where fewer are), the first and last entries among them:
     the twin's export, from an Arrow column, a list and joined bytes alike."""
     rng = random.Random(share)
