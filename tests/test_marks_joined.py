@@ -190,7 +190,8 @@ def test_a_selections_export_copies_its_sources_texts(core: ModuleType) -> None:
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
 def test_a_selections_export_at_each_side_of_copying_its_sources_texts(core: ModuleType) -> None:
     """A selection's marks are copied from its source's export columns where it picks
-    at least a quarter as many as the source has, else made entry by entry: picks of
+    at least a quarter as many as the source has (three times, of a list's), else made
+    entry by entry: picks of
     a quarter less one, a quarter and a quarter plus one of the source's marks, and a
     selection of that selection (whose source is still the first), export as the
     parse of the picked inputs themselves does, by pa.array and by to_polars (the
@@ -207,8 +208,9 @@ def test_a_selections_export_at_each_side_of_copying_its_sources_texts(core: Mod
         marked = [e.index for e in result.errors()]
         clean = sorted(set(range(len(result))) - set(marked))[:2]
         least = -(-len(marked) // 4)  # the fewest picks copied from the source's columns
-        for picks in (least - 1, least, least + 1):
-            rows = np.array(rng.sample(marked, picks) + clean, np.int64)
+        # a list's marks (objects) copied only where three times as many are picked
+        for picks in (least - 1, least, least + 1, 3 * len(marked) - 1, 3 * len(marked)):
+            rows = np.array(rng.choices(marked, k=picks) + clean, np.int64)
             rows = rows[np.argsort([rng.random() for _ in rows])]
             chosen = result[rows]
             again = rows[np.arange(len(rows) - 1, -1, -2)]
