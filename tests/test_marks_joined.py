@@ -185,3 +185,39 @@ def test_a_selections_export_copies_its_sources_texts(core: ModuleType) -> None:
             assert pa.array(got).equals(pa.array(want))
             assert [e.token for e in got.errors()] == [e.token for e in want.errors()]
             assert pa.array(got).equals(pa.array(want))  # once its marks are made
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_a_selections_export_at_each_side_of_copying_its_sources_texts(core: ModuleType) -> None:
+    """A selection's marks are copied from its source's export columns where it picks
+    at least a quarter as many as the source has (three times, of a list's), else made
+    entry by entry: picks of
+    a quarter less one, a quarter and a quarter plus one of the source's marks, and a
+    selection of that selection (whose source is still the first), export as the
+    parse of the picked inputs themselves does, by pa.array and by to_polars (the
+    token column's own export), on either core."""
+    rng = random.Random(17)
+    listed: list[object] = [
+        rng.choice(["K", "\ud800x", None, "é" * 9, "+K^'X" * 5, "q", "", Token("KK")])
+        for _ in range(4_001)
+    ]
+    arrow = pa.array([t if t != "\ud800x" else "x" for t in listed], pa.string())
+    for data in (listed, arrow):
+        result = core.parse_many(data, True, "mark")
+        inputs = data.to_pylist() if isinstance(data, pa.Array) else data
+        marked = [e.index for e in result.errors()]
+        clean = sorted(set(range(len(result))) - set(marked))[:2]
+        least = -(-len(marked) // 4)  # the fewest picks copied from the source's columns
+        # a list's marks (objects) copied only where three times as many are picked
+        for picks in (least - 1, least, least + 1, 3 * len(marked) - 1, 3 * len(marked)):
+            rows = np.array(rng.choices(marked, k=picks) + clean, np.int64)
+            rows = rows[np.argsort([rng.random() for _ in rows])]
+            chosen = result[rows]
+            again = rows[np.arange(len(rows) - 1, -1, -2)]
+            for got, at in ((chosen, rows), (chosen[np.arange(len(rows) - 1, -1, -2)], again)):
+                want = _core_py.parse_many([inputs[int(i)] for i in at], True, "mark")
+                assert pa.array(got).equals(pa.array(want))
+                assert got.to_polars().equals(want.to_polars())
+                assert [(e.token, e.index) for e in got.errors()] == [
+                    (e.token, e.index) for e in want.errors()
+                ]
