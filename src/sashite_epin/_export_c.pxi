@@ -474,11 +474,12 @@ cdef inline int64_t words_bytes(int64_t n) noexcept nogil:
 cdef void bits_at_marks(uint8_t* bits, const int64_t* index, int64_t count,
                         const unsigned char* only, bint value) noexcept nogil:
     """Bit index[k] of the bitmap set to value for each mark k (only where only[k] is
-    nonzero, if only is given).  The marks' bits are gathered in a register while they
+    nonzero, if only is given): the four bitmaps marks set or clear (validity, present,
+    reason, the view column's).  The marks' bits are gathered in a register while they
     fall in one 64-entry word, then written a byte at a time (so the byte order does
-    not matter): a read-modify-write of the bitmap per mark made each wait on the
-    last one's store where marks are dense (a third of a half-marked column's export).
-    bits must hold every byte of the words the marks fall in."""
+    not matter); measured, it costs what a read-modify-write a mark did (a
+    half-marked column's export, 2M entries, AMD EPYC).  bits must hold every byte of
+    the words the marks fall in."""
     cdef int64_t k, i, word = -1, w
     cdef uint64_t gathered = 0, b
     cdef int j

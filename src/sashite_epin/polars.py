@@ -30,44 +30,27 @@ from ._pin import Pin
 
 def _frame(notation: Any, series: Any, errors: str, token: bool) -> Any:
     """The DataFrame of a Series' tokens, the token column only if asked for.  A
-    Categorical or Enum Series where one row in 16 or more is marked invalid: its
-    categories parsed once and gathered by the rows' codes (the marks kept as
-    columns, no object per row), its token column (if asked for) the categories'
-    gathered.  A String Series is its own token column (a valid entry's
-    text is its token, an invalid one's the text as read), so the texts are neither
-    exported nor gathered."""
+    Categorical or Enum Series under errors="mark": its categories parsed once and
+    gathered by the rows' codes (the marks kept as columns, no object per row), its
+    token column (if asked for) the categories' gathered.  A String Series is its own
+    token column (a valid entry's text is its token, an invalid one's the text as
+    read), so the texts are neither exported nor gathered."""
     table = _categories(notation, series) if errors == "mark" else None
     if table is not None and hasattr(polars, "Categories"):  # else as to_polars() can
         categories, codes = table
-        # The rows the parse would mark: where many are, the token column (if asked
-        # for) is the categories' gathered by the codes, where the rows' own would be
-        # made from each marked row's text.  Counted exactly where only the missing
-        # rows are marked, else estimated from some 4,096 rows spread evenly (the
-        # choice changes the time, not the frame; counting every row's was a numpy
-        # take, 2.5 ms on 2M rows).
-        bad = ~categories.valid_mask()  # the last: the missing value's
-        step = max(1, len(codes) // 4096)
-        invalid = series.null_count() if not bad[:-1].any() else bad[codes[::step]].sum() * step
-        if invalid * _MARKED_SHARE >= len(codes):
-            # the core's gather of the categories' records, their marks by row
-            # (1.5-2 ns a row, 2M rows half marked, AMD EPYC), where a numpy take of
-            # the records and reason numbers was 3-4 and left to_polars numpy's passes
-            rows = categories[codes]
-            texts: Any = False
-            if token:
-                words = _frames.to_polars(categories).get_column("token")
-                texts = words.gather(codes)
-            frame = _frames.to_polars(rows, token=texts, reasons=_REASONS.dtype)
-            return _frames.named(frame, token, "")
+        rows = categories[codes]  # the core's gather: 1.5-2 ns a row half marked
+        texts: Any = False
+        if token:
+            words = _frames.to_polars(categories).get_column("token")
+            texts = words.gather(codes)
+        frame = _frames.to_polars(rows, token=texts, reasons=_REASONS.dtype)
+        return _frames.named(frame, token, "")
     result = _result(notation, series, errors)
     # The reason column made an Enum from the reason numbers (a Categorical cast to the
     # Enum costs some 5 ns an entry); the token column left out unless asked for.
     given = series if series.dtype == polars.String and token else None if token else False
     frame = _frames.to_polars(result, token=given, reasons=_REASONS.dtype)
     return _frames.named(frame, token, "")
-
-
-_MARKED_SHARE = 16
 
 
 def _valid(notation: Any, series: Any) -> polars.Series:
