@@ -15,6 +15,7 @@ import pytest
 from conftest import CORES
 
 from sashite_epin import _core_py
+from sashite_epin._frames import _Capsules
 
 CHUNK = 16_384
 VALID = ["K", "+k^'", "-p", "S^", "r'", "+B", "k^"]
@@ -23,6 +24,14 @@ INVALID = ["K^^", "+", "KQ", "", "k'^", "--p", "Q''", "x1", "\u212a", "K" * 20]
 
 class Token(str):
     """A str subclass: read by its characters."""
+
+
+def _polars_or_none() -> ModuleType | None:
+    try:
+        import polars
+    except ImportError:
+        return None
+    return polars
 
 
 def entries(length: int, marked: set[int], seed: int = 5) -> list[object]:
@@ -194,8 +203,10 @@ def test_a_selections_export_at_each_side_of_copying_its_sources_texts(core: Mod
     entry by entry: picks of
     a quarter less one, a quarter and a quarter plus one of the source's marks, and a
     selection of that selection (whose source is still the first), export as the
-    parse of the picked inputs themselves does, by pa.array and by to_polars (the
-    token column's own export), on either core."""
+    parse of the picked inputs themselves does, by pa.array and by the token column's
+    own export (utf8_view, what to_polars takes; to_polars itself where polars is
+    installed), on either core."""
+    polars = _polars_or_none()
     rng = random.Random(17)
     listed: list[object] = [
         rng.choice(["K", "\ud800x", None, "é" * 9, "+K^'X" * 5, "q", "", Token("KK")])
@@ -217,7 +228,14 @@ def test_a_selections_export_at_each_side_of_copying_its_sources_texts(core: Mod
             for got, at in ((chosen, rows), (chosen[np.arange(len(rows) - 1, -1, -2)], again)):
                 want = _core_py.parse_many([inputs[int(i)] for i in at], True, "mark")
                 assert pa.array(got).equals(pa.array(want))
-                assert got.to_polars().equals(want.to_polars())
+                views = getattr(got, "_token_view_arrow", None)
+                if views is not None:
+                    assert (
+                        pa.array(_Capsules(views())).to_pylist()
+                        == pa.array(want).field("token").to_pylist()
+                    )
+                if polars is not None:
+                    assert got.to_polars().equals(want.to_polars())
                 assert [(e.token, e.index) for e in got.errors()] == [
                     (e.token, e.index) for e in want.errors()
                 ]
