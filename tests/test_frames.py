@@ -820,6 +820,63 @@ def test_polars_token_column_in_pieces_is_the_whole_one() -> None:
             core.use_piece_size(was)
 
 
+@pytest.mark.parametrize("side", ["below", "at"])
+def test_polars_views_written_beside_the_gathers(core: ModuleType, side: str) -> None:
+    """From _VIEWS_BESIDE entries on, the token column's views are written on a thread of
+    their own while polars gathers the categoricals: a result just below and one at that
+    line give the reference frame, clean and marked, and so do eight threads asking one
+    result for its frame at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sashite_epin import _frames
+
+    length = _frames._VIEWS_BESIDE - (side == "below")
+    clean = core.parse_many([EPIN_TOKENS[k % 624] for k in range(length)], True)
+    marked = core.parse_many(LONG_TEXTS[:length], True, "mark")
+    for result in (clean, marked):
+        check_polars(result)
+    want = marked.to_polars()
+    with ThreadPoolExecutor(4) as pool:
+        frames = list(pool.map(lambda _: marked.to_polars(), range(8)))
+    for frame in frames:
+        assert_same_polars(frame, want)
+
+
+def test_work_beside_hands_back_its_result_or_what_it_raised() -> None:
+    """_beside's wait gives the work's result, or raises the very exception it raised
+    (a MemoryError from the views' allocation reaches to_polars' caller)."""
+    from sashite_epin import _frames
+
+    assert _frames._beside(lambda: [7])() == [7]
+    error = MemoryError("no room for the views")
+
+    def fail() -> None:
+        raise error
+
+    wait = _frames._beside(fail)
+    with pytest.raises(MemoryError) as raised:
+        wait()
+    assert raised.value is error
+
+
+def test_work_beside_runs_in_place_where_no_thread_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process that can start no more threads (Thread.start's RuntimeError) still
+    gets its frame: the views are written in place."""
+    import threading
+
+    from sashite_epin import _frames
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert _frames._beside(lambda: "in place")() == "in place"
+    result = Epin.parse_many(LONG_TEXTS[: _frames._VIEWS_BESIDE], errors="mark")
+    check_polars(result)
+
+
 @pytest.mark.parametrize(
     ("core", "kernel"),
     [(c, k) for c in CORES if c.IMPLEMENTATION == "cython" for k in c.KERNELS],
