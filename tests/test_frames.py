@@ -9,8 +9,10 @@ methods did before they built their columns from the codes."""
 from __future__ import annotations
 
 import pickle
+import signal
 import subprocess
 import sys
+import time
 from types import ModuleType
 from typing import Any
 
@@ -864,17 +866,74 @@ def test_work_beside_runs_in_place_where_no_thread_starts(
 ) -> None:
     """A process that can start no more threads (Thread.start's RuntimeError) still
     gets its frame: the views are written in place."""
-    import threading
+    import _thread
 
     from sashite_epin import _frames
 
-    def refuse(self: threading.Thread) -> None:
+    def refuse(*_: object) -> int:
         raise RuntimeError("can't start new thread")
 
-    monkeypatch.setattr(threading.Thread, "start", refuse)
+    monkeypatch.setattr(_thread, "start_new_thread", refuse)
     assert _frames._beside(lambda: "in place")() == "in place"
     result = Epin.parse_many(LONG_TEXTS[: _frames._VIEWS_BESIDE], errors="mark")
     check_polars(result)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer")
+def test_work_beside_ends_before_a_signal_reaches_the_caller(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A signal handler that raises (twice, 0.5 to 8 ms apart) while to_polars() runs:
+    the exception reaches the caller only once the views' work has ended, wherever it
+    lands (threading.Thread.start's wait for the new thread, broken by it, had left the
+    work running past the call in most of these)."""
+    from sashite_epin import _frames
+
+    result = Epin.parse_many(LONG_TEXTS * 10, errors="mark")  # 700,030 entries
+    started, ended = [], []
+    beside = _frames._beside
+
+    def counted(work: Any) -> Any:
+        def run() -> Any:
+            started.append(1)
+            value = work()
+            ended.append(1)
+            return value
+
+        return beside(run)
+
+    monkeypatch.setattr(_frames, "_beside", counted)
+
+    class Alarm(Exception):
+        pass
+
+    fired = [0]
+
+    def handler(*_: object) -> None:
+        fired[0] += 1
+        if fired[0] >= 2:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        raise Alarm
+
+    result.to_polars()  # imports made
+    was = signal.signal(signal.SIGALRM, handler)
+    try:
+        for interval in (0.0005, 0.001, 0.002, 0.004, 0.008) * 4:
+            fired[0] = 0
+            try:
+                signal.setitimer(signal.ITIMER_REAL, interval, interval)
+                try:
+                    result.to_polars()
+                except Alarm:
+                    pass
+                assert len(ended) == len(started), interval
+                while fired[0] < 2:
+                    time.sleep(0.001)
+            except Alarm:
+                pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, was)
 
 
 @pytest.mark.parametrize(
