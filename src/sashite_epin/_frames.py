@@ -326,8 +326,12 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
     # the other columns (both fills release the GIL, as polars' gathers do).  Elsewhere
     # the export is read for the marked entries' texts, which only it holds.
     views = getattr(result, "_token_view_arrow", None) if token is None else None
-    pending = _beside(views) if views is not None and count >= _VIEWS_BESIDE else None
+    pending = None
+    if views is not None and count >= _VIEWS_BESIDE and _cores() > 1:
+        pending = _beside(views)
     try:
+        if pending is not None:
+            pending.start()
         return _polars_frame(pl, numpy, result, count, token, reasons, views, pending)
     finally:
         if pending is not None:
@@ -439,60 +443,94 @@ def _polars_frame(
     return frame
 
 
-# From this many entries the views are written on a thread of their own while the
-# other columns are made: starting one costs some 0.1 ms; on 2M entries the views take
-# 2.5 ms, and to_polars() went from 10.6 to 8.5 ms by the wall clock on a clean result,
-# 22.4 to 14.7 on a mixed one, for the same CPU time (AMD EPYC, 2 cores).
-_VIEWS_BESIDE = 1 << 16
+# From this many entries, where the process may run on two cores or more, the views
+# are written on a thread of their own while the other columns are made: on 2M entries
+# the views take 2.5 ms, and to_polars() went from 10.6 to 8.5 ms by the wall clock on a
+# clean result, 22.4 to 14.7 on a mixed one, for the same CPU time; on a clean result
+# of 65,536 entries the thread cost 2-5 % (10 % on one core), from 131,072 it gains
+# (AMD EPYC, 2 cores).
+_VIEWS_BESIDE = 1 << 17
 
 
-def _beside(work: Callable[[], Any]) -> Callable[..., Any]:
-    """Runs work() on a thread now; the function returned waits for it and gives its
-    result, or raises what it raised (``wait_only=True``: waits, and gives and raises
-    nothing).
+def _cores() -> int:
+    """The CPUs this process may run on (a thread beside gains nothing on one)."""
+    import os
 
-    The thread is started by ``_thread``, which does not wait for it to run, and waited
-    for by a lock it releases last: ``threading.Thread.start`` waits for the new thread
-    in a wait a signal handler's exception breaks, which left the thread running past a
-    to_polars() that raised (34 times in 42 under a repeating SIGALRM that raised)."""
-    import _thread
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on this platform
+        return os.cpu_count() or 1
 
-    done: list[tuple[bool, Any]] = []
-    finished = _thread.allocate_lock()
-    finished.acquire()  # released by the work's thread once done holds its outcome
 
-    def run() -> None:
+def _beside(work: Callable[[], Any]) -> _Beside:
+    """work(), to run on a thread of its own once started (see _Beside)."""
+    return _Beside(work)
+
+
+class _Beside:
+    """work() run on a thread of its own by start(); called, it waits for the work and
+    gives its result, or raises what it raised (``wait_only=True``: waits, and gives and
+    raises nothing).  Never started, called, it runs the work in place.
+
+    A signal handler's exception can come between any two bytecodes of the caller, so
+    the thread is started and recorded in one C step (``list.extend`` over ``map`` of
+    ``_thread.start_new_thread``: no bytecode runs between them): a wait finds the thread
+    either recorded, and waits for it, or never started.  ``threading.Thread.start``
+    waits for the new thread in a wait such an exception breaks, which left the thread
+    running past a to_polars() that raised (31-34 calls in 42 under a repeating SIGALRM).
+    The wait is for a lock the thread releases last; a wait broken by a handler's
+    exception is waited again, and the exception raised once the work has ended.  An
+    exception landing before the wait begins still skips it: the thread then ends on
+    its own within moments, having written only what it made (it holds the result)."""
+
+    __slots__ = ("_done", "_finished", "_launched", "_work")
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        import _thread
+
+        self._work = work
+        self._done: list[tuple[bool, Any]] = []
+        self._launched: list[int] = []
+        self._finished = _thread.allocate_lock()
+        self._finished.acquire()  # released by the work's thread once _done holds its end
+
+    def _run(self) -> None:
         try:
-            done.append((True, work()))
+            self._done.append((True, self._work()))
         except BaseException as error:  # handed to the caller, who waits
-            done.append((False, error))
+            self._done.append((False, error))
         finally:
-            finished.release()
+            self._finished.release()
 
-    def wait(wait_only: bool = False) -> Any:
+    def start(self) -> None:
+        import _thread
+
+        try:
+            self._launched.extend(map(_thread.start_new_thread, (self._run,), ((),)))
+        except RuntimeError:  # no thread to be had (a process at its limit): in place
+            self._run()
+
+    def __call__(self, wait_only: bool = False) -> Any:
+        if not self._done and not self._launched:  # never started
+            if wait_only:
+                return None
+            self._run()
         interrupted = None
-        # done is set before the lock is released: the lock is only waited for while
-        # the thread holds it, so a wait broken by a handler's exception (taken or not)
-        # is waited again, never on a lock this thread holds.
-        while not done:
+        # _done is set before the lock is released, and the lock is only waited for
+        # while the work's thread holds it: a broken wait is waited again.
+        while not self._done:
             try:
-                finished.acquire()
+                self._finished.acquire()
             except BaseException as error:  # the work ends in a few ms: waited for first
                 interrupted = interrupted or error
         if interrupted is not None:
             raise interrupted
         if wait_only:
             return None
-        finished_well, value = done[0]
+        finished_well, value = self._done[0]
         if not finished_well:
             raise value
         return value
-
-    try:
-        _thread.start_new_thread(run, ())
-    except RuntimeError:  # no thread to be had (a process at its limit): the work now
-        run()
-    return wait
 
 
 class _Capsules:
