@@ -322,8 +322,9 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
 
     count = len(result)
     # The compiled core writes the token column as polars holds it (utf8_view, taken
-    # as it is): on a thread of its own from _VIEWS_BESIDE entries, while this one makes
-    # the other columns (both fills release the GIL, as polars' gathers do).  Elsewhere
+    # as it is): on a thread of its own from _VIEWS_BESIDE entries where two cores may
+    # run it, while this one makes the other columns (both fills release the GIL, as
+    # polars' gathers do).  Elsewhere
     # the export is read for the marked entries' texts, which only it holds.
     views = getattr(result, "_token_view_arrow", None) if token is None else None
     pending = None
@@ -335,7 +336,7 @@ def to_polars(result: Any, token: Any = None, reasons: Any = None) -> Any:
         return _polars_frame(pl, numpy, result, count, token, reasons, views, pending)
     finally:
         if pending is not None:
-            pending(wait_only=True)  # never left running past the call
+            pending(wait_only=True)  # waited for before the call ends (see _Beside)
 
 
 def _polars_frame(
