@@ -127,21 +127,26 @@ def tokenize_many_rows(placements: list[str]) -> list[Row]:
 
 
 def frame_rows(tokens: list[str]) -> list[Row]:
-    """A result into pandas and polars beside the parse that made it (within 3x)."""
+    """A result into pandas and polars beside the parse that made it (within 3x): of an
+    Arrow column, and of a list half invalid (its marked items the input's objects)."""
     try:
         import pyarrow
     except ImportError:
         return []
-    column = pyarrow.array(tokens, pyarrow.string())
-    result = Epin.parse_many(column, errors="mark")
+    inputs = {
+        "": pyarrow.array(tokens, pyarrow.string()),
+        ", a list half invalid": half_invalid(tokens),
+    }
     rows: list[Row] = []
-    for name, library in (("to_pandas", "pandas"), ("to_polars", "polars")):
-        try:
-            __import__(library)
-        except ImportError:
-            continue
-        rows.append((f"result -> {name}()", getattr(result, name), "the parse",
-                     parse(column)))  # fmt: skip
+    for kind, entries in inputs.items():
+        result = Epin.parse_many(entries, errors="mark")
+        for name, library in (("to_pandas", "pandas"), ("to_polars", "polars")):
+            try:
+                __import__(library)
+            except ImportError:
+                continue
+            rows.append((f"result -> {name}(){kind}", getattr(result, name), "the parse",
+                         parse(entries)))  # fmt: skip
     return rows
 
 

@@ -19,6 +19,7 @@
 # AVX2 kernel every field is written 16 records at a time (_formats.h); the
 # scalar loops below write the rest, and everything under the other kernels.
 
+from cpython.bytearray cimport PyByteArray_AS_STRING
 from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_New
 from libc.stdlib cimport calloc
 from libc.string cimport memmove
@@ -101,6 +102,7 @@ cdef struct Invalid:  # what the export writes of the entries marked invalid
 cdef extern from "Python.h":
     const char* utf8_of "PyUnicode_AsUTF8AndSize"(object text, Py_ssize_t* size)
     void PyErr_Clear()
+    PyObject* list_item "PyList_GET_ITEM"(object items, Py_ssize_t k)
 
 
 cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
@@ -213,6 +215,12 @@ cdef tuple texts_columns(object rejected):
     return reasons, bytes(n) if nones is None else nones, offsets, texts
 
 
+# A selection's marks are copied from its source's columns, made whole, where the
+# source holds at most this many marks for each of the selection's; with fewer
+# selected, each selected mark is made as an object instead.  A list's 400k marks,
+# a selection of 800k entries every 12th (33k marks): 7.4 ms by the columns, 26 by
+# the objects; every 40th: 5.8 by the objects, 7.5 by the columns (AMD EPYC).
+cdef Py_ssize_t SOURCE_PER_PICK = 16
 cdef tuple marked_texts(object rejected):
     """(reasons, missing flags, text offsets, texts) of the marked entries, in index
     order: one byte each for the first two, array('q') of count + 1 for the third, one
@@ -224,16 +232,22 @@ cdef tuple marked_texts(object rejected):
         if columns is not None:
             return columns
     if type(rejected) is _marks.Picked:  # a selection's
-        # The source's columns cost its every entry: where those are objects, each is
-        # read as dearly as a pick is made (a list's 400k marks, picked a quarter: 4.7x
-        # the picks made, all 1.7x, twice 1.2x, three times 0.94x; AMD EPYC)
+        # The source's columns cost each of its marks, read in C (a list's too); a pick
+        # made as an object costs tens of times one (SOURCE_PER_PICK)
         source = (<object>rejected)._source
-        if (12 if type(source) is _marks.MarkedObjects else 1) * len(source) <= 4 * len(
-                rejected):
+        if len(source) <= SOURCE_PER_PICK * len(rejected):
             columns = picked_texts(rejected)  # the source's columns, gathered
             if columns is not None:
                 return columns
         rejected = rejected.entries()  # a few of many: each distinct entry made once
+    # A list's, tuple's or object array's marks: its items and reasons read where
+    # MarkedObjects keeps them, no (item, reason) tuple made through its __getitem__
+    # (that was 400 ns a mark: a result half marked of 2M entries took 0.8 s to export).
+    cdef object items = None, kinds = None
+    if type(rejected) is _marks.MarkedObjects:
+        items, kinds = (<object>rejected)._objects, (<object>rejected)._reasons
+        if type(items) is not list or type(kinds) is not bytes or len(items) != len(kinds):
+            items = None
     cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
     cdef unsigned char* buf = <unsigned char*>malloc(room)
     cdef unsigned char* grown
@@ -241,13 +255,25 @@ cdef tuple marked_texts(object rejected):
     cdef bytearray reasons = bytearray(n), missing = bytearray(n)
     cdef object offsets = array_of_bytes("q", bytes(8 * (n + 1)))
     cdef int64_t* at = <int64_t*>array_address(offsets)
+    cdef unsigned char* reason_at = <unsigned char*>PyByteArray_AS_STRING(reasons)
+    cdef const unsigned char* kind_at = NULL
     cdef bytes text
+    cdef tuple entry
+    cdef int reason
     if buf == NULL:
         raise MemoryError()
+    if items is not None:
+        kind_at = <const unsigned char*>PyBytes_AS_STRING(kinds)
     try:
         for k in range(n):
-            token, reason = (<tuple>rejected[k])[0], (<tuple>rejected[k])[1]
-            reasons[k] = reason
+            if items is not None:  # the list is the result's own, never resized
+                token, reason = <object>list_item(items, k), kind_at[k]
+            else:
+                entry = <tuple>rejected[k]
+                token, reason = entry[0], entry[1]
+                if not 0 <= reason < 256:  # as bytearray's own item assignment says
+                    raise ValueError("byte must be in range(0, 256)")
+            reason_at[k] = reason
             utf8 = NULL
             if type(token) is str:
                 utf8 = utf8_of(token, &size)
