@@ -444,12 +444,12 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     compiled = sashite_epin.IMPLEMENTATION == "cython"  # the command runs the same core
     # + a row per kernel and corpus; the data-path rows (containers, dirty, errors,
     # twin); the signal-check rows (compiled core only); the real-shaped rows (33
-    # containers half missing or invalid and 2 iterators, 4 frames (of an Arrow column
-    # and of a list half invalid, each to pandas and polars), 10 containers and
+    # containers half missing or invalid and 2 iterators, 6 frames (of an Arrow column,
+    # a list and a numpy U4 array half invalid, each to pandas and polars), 10 containers and
     # chunks, validate, small batches exported three ways, 4 of tokenize_many); the
     # frames' namespaces on the clean and mixed corpora (4 polars rows and 2 pandas
     # rows each)
-    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 57 + 12
+    steps = 22 + (2 * len(core.KERNELS) + 8 if compiled else 0) + 18 + 59 + 12
     if compiled:
         assert "| list of str -> result, 16x the signal checks | uniform |" in done.stdout
     assert "too few to time well" in done.stdout  # 2,000 tokens
@@ -457,7 +457,7 @@ def test_bench_prints_a_table_and_its_progress() -> None:
     labels = [tuple(row) for row in rows[2:]]  # past the header and its rule
     assert len(labels) == len(set(labels)), "every row has its own label"
     if importlib.util.find_spec("polars") is None:  # no wheel for this interpreter
-        steps -= 3 + 8
+        steps -= 4 + 8
     else:
         assert "| polars Enum .epin.parse('mark') | mixed |" in done.stdout
     assert "| pandas category .epin.parse('mark') | mixed |" in done.stdout

@@ -271,3 +271,42 @@ def test_a_lists_marked_items_export_as_the_twins(core: ModuleType, length: int)
         assert pa.array(ours).equals(want)
     assert pa.table(ours).equals(pa.table(twin))
     assert ours.to_pandas().equals(twin.to_pandas())
+
+
+def _u_array(texts: list[list[int]], width: int) -> np.ndarray:
+    """A numpy U array of these code units (any 32-bit values, NUL-padded to width)."""
+    units = [t + [0] * (width - len(t)) for t in texts]
+    return np.frombuffer(np.array(units, dtype=np.uint32).tobytes(), dtype=f"U{width}")
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_marked_texts_that_are_not_all_utf8_export_as_the_twins(core: ModuleType) -> None:
+    """Marks kept as texts that are not all UTF-8 (a numpy U array's code units; bytes
+    with bytes that are no UTF-8) are written entry by entry: a U element's code points
+    as UTF-8 (ASCII, 2-, 3- and 4-byte ones, NULs inside), a unit that is no Unicode
+    scalar value (a lone surrogate, past U+10FFFF) as export_text says, each bytes text
+    as it is where it is UTF-8 and escaped where not; every field as the twin's, at each
+    export."""
+    rng = random.Random(3)
+    kinds = [
+        [ord("K")], [ord("x"), ord("1")], [0xE9, 0x20AC, 0x1F600], [0xD800], [0xDFFF, 75],
+        [0x110000], [0xFFFFFFFF], [ord("K"), 0, ord("q")], [0x10FFFF, 0x7F, 0x80, 0x7FF, 0x800],
+        [ord("+"), ord("K"), ord("^"), ord("'")], [0xFFFF, 0xE000],
+    ]  # fmt: skip
+    chosen = [rng.choice(kinds) for _ in range(3_000)]
+    joined = b" ".join(
+        rng.choice([b"K", b"x\xff", b"\xc3\xa9t", b"\xed\xa0\x80", b"+q^'", b"\xf4\x90\x80\x80"])
+        for _ in range(3_000)
+    )
+    inputs: list[object] = [_u_array(chosen, 5), _u_array(chosen[:1], 5), joined]
+    if hasattr(np.dtypes, "StringDType"):
+        strings = ["K", "é" * 3, None, "x1", "\U0001f600", "+K^'"] * 50
+        inputs.append(np.array(strings, dtype=np.dtypes.StringDType(na_object=None)))
+    for data in inputs:
+        ours = core.parse_many(data, True, "mark")
+        twin = _core_py.parse_many(data, True, "mark")
+        want = pa.array(twin)
+        for _ in range(2):
+            assert pa.array(ours).equals(want)
+        picks = np.arange(len(ours))[::-3].copy()
+        assert pa.array(ours[picks]).equals(pa.array(twin[picks]))

@@ -128,14 +128,17 @@ def tokenize_many_rows(placements: list[str]) -> list[Row]:
 
 def frame_rows(tokens: list[str]) -> list[Row]:
     """A result into pandas and polars beside the parse that made it (within 3x): of an
-    Arrow column, and of a list half invalid (its marked items the input's objects)."""
+    Arrow column, of a list half invalid (its marked items the input's objects) and of
+    a numpy U4 array half invalid (its marks code units, each written as UTF-8)."""
     try:
+        import numpy
         import pyarrow
     except ImportError:
         return []
     inputs = {
         "": pyarrow.array(tokens, pyarrow.string()),
         ", a list half invalid": half_invalid(tokens),
+        ", numpy U4 half invalid": numpy.array(half_invalid(tokens), dtype="U4"),
     }
     rows: list[Row] = []
     for kind, entries in inputs.items():

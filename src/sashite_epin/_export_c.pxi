@@ -163,12 +163,11 @@ cdef int64_t ones(const unsigned char* flags, int64_t n) noexcept nogil:
     return total
 
 
-cdef tuple marked_source(object rejected):
+cdef tuple text_source(object rejected):
     """A _marks.MarkedTexts' (texts, ends, nones), its texts read first where they are
     still in an Arrow column's chunks (kept on it, as its _filled keeps them); None
-    where a text is not UTF-8 or its ends are no array('q') of one end an entry."""
-    if rejected._decode == "ucs4":
-        return None
+    where its ends are no array('q') of one end an entry, its reasons no bytes or its
+    flags no bytes of one an entry."""
     later = rejected._later
     if type(later) is _ArrowEntries:
         read = (<_ArrowEntries>later).read()
@@ -176,14 +175,61 @@ cdef tuple marked_source(object rejected):
         rejected._later = None
     elif later is not None:
         rejected._filled()
-    texts, ends = rejected._texts, rejected._ends
+    texts, ends, nones = rejected._texts, rejected._ends, rejected._nones
     if type(texts) is not bytes or type(ends) is not array_type or ends.typecode != "q":
         return None
+    if type(rejected._reasons) is not bytes or len(ends) != len(rejected._reasons):
+        return None
+    if nones is not None and (type(nones) is not bytes or len(nones) != len(ends)):
+        return None
+    return texts, ends, nones
+
+
+cdef tuple marked_source(object rejected):
+    """text_source's columns where every text is UTF-8 (the export's field as it is)."""
+    if rejected._decode == "ucs4":
+        return None
+    source = text_source(rejected)
+    if source is None:
+        return None
+    texts = source[0]
     if not utf8_valid(<const unsigned char*>PyBytes_AS_STRING(texts), len(texts)):
         return None
-    if len(ends) != len(rejected._reasons):
-        return None
-    return texts, ends, rejected._nones
+    return source
+
+
+cdef Py_ssize_t ucs4_to_utf8(const unsigned char* units, Py_ssize_t size,
+                             unsigned char* out) noexcept nogil:
+    """A numpy U element's code units (size bytes, the machine's order) written to out
+    as UTF-8 (at most size bytes); its length, or -1 where a unit is no Unicode scalar
+    value (a surrogate or past U+10FFFF: _marks.export_text says what those become)."""
+    cdef Py_ssize_t i, n = 0
+    cdef uint32_t c
+    for i in range(0, size - 3, 4):
+        memcpy(&c, units + i, 4)
+        if c < 0x80:
+            out[n] = <unsigned char>c
+            n += 1
+        elif c < 0x800:
+            out[n] = <unsigned char>(0xC0 | (c >> 6))
+            out[n + 1] = <unsigned char>(0x80 | (c & 0x3F))
+            n += 2
+        elif c < 0x10000:
+            if 0xD800 <= c < 0xE000:
+                return -1
+            out[n] = <unsigned char>(0xE0 | (c >> 12))
+            out[n + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+            out[n + 2] = <unsigned char>(0x80 | (c & 0x3F))
+            n += 3
+        elif c < 0x110000:
+            out[n] = <unsigned char>(0xF0 | (c >> 18))
+            out[n + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+            out[n + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+            out[n + 3] = <unsigned char>(0x80 | (c & 0x3F))
+            n += 4
+        else:
+            return -1
+    return n
 
 
 cdef tuple texts_columns(object rejected):
@@ -240,14 +286,24 @@ cdef tuple marked_texts(object rejected):
             if columns is not None:
                 return columns
         rejected = rejected.entries()  # a few of many: each distinct entry made once
-    # A list's, tuple's or object array's marks: its items and reasons read where
-    # MarkedObjects keeps them, no (item, reason) tuple made through its __getitem__
-    # (that was 400 ns a mark: a result half marked of 2M entries took 0.8 s to export).
-    cdef object items = None, kinds = None
+    # A list's, tuple's or object array's marks (items) or a MarkedTexts' whose texts
+    # are not all UTF-8 (a numpy U array's code units, bytes: texts), each read where
+    # the column keeps it, no (token, reason) tuple made through its __getitem__ (that
+    # was 400 ns a mark: a list's 2M entries half marked took 0.8 s to export, a numpy
+    # U array's 160x its parse); an entry C cannot write as export_text would is made
+    # as that tuple.
+    cdef object items = None, texts = None, ends = None, nones = None, kinds = None
+    cdef bint wide = False
     if type(rejected) is _marks.MarkedObjects:
         items, kinds = (<object>rejected)._objects, (<object>rejected)._reasons
         if type(items) is not list or type(kinds) is not bytes or len(items) != len(kinds):
-            items = None
+            items = kinds = None
+    elif type(rejected) is _marks.MarkedTexts or type(rejected) is _marks.MarkedStrings:
+        source = text_source(rejected)
+        if source is not None:
+            texts, ends, nones = source
+            kinds = rejected._reasons
+            wide = rejected._decode == "ucs4"
     cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
     cdef unsigned char* buf = <unsigned char*>malloc(room)
     cdef unsigned char* grown
@@ -257,23 +313,62 @@ cdef tuple marked_texts(object rejected):
     cdef int64_t* at = <int64_t*>array_address(offsets)
     cdef unsigned char* reason_at = <unsigned char*>PyByteArray_AS_STRING(reasons)
     cdef const unsigned char* kind_at = NULL
+    cdef const unsigned char* text_at = NULL
+    cdef const unsigned char* none_at = NULL
+    cdef Py_buffer view
+    cdef const int64_t* end_at = NULL
+    cdef int64_t start, stop, text_size = 0
     cdef bytes text
     cdef tuple entry
     cdef int reason
+    cdef bint held = False
     if buf == NULL:
         raise MemoryError()
-    if items is not None:
+    if kinds is not None:
         kind_at = <const unsigned char*>PyBytes_AS_STRING(kinds)
     try:
+        if texts is not None:
+            PyObject_GetBuffer(ends, &view, PyBUF_SIMPLE)  # n int64 ends, held till done
+            held = True
+            end_at = <const int64_t*>view.buf
+            text_at = <const unsigned char*>PyBytes_AS_STRING(texts)
+            text_size = len(texts)
+            if nones is not None:
+                none_at = <const unsigned char*>PyBytes_AS_STRING(nones)
         for k in range(n):
-            if items is not None:  # the list is the result's own, never resized
-                token, reason = <object>list_item(items, k), kind_at[k]
+            token = None
+            if kind_at != NULL:  # the columns' own: never resized, immutable bytes
+                reason = kind_at[k]
+                reason_at[k] = reason
+                if reason == R_MISSING or (none_at != NULL and none_at[k]):
+                    missing[k] = 1  # export_text's None, whatever the token is
+                    at[k + 1] = used
+                    continue
+                if items is not None:
+                    token = <object>list_item(items, k)
+                else:
+                    start = end_at[k - 1] if k else 0
+                    stop = end_at[k]
+                    if 0 <= start <= stop <= text_size:
+                        if used + (stop - start) > room:
+                            buf = grown_buffer(buf, &room, used + (stop - start))
+                        size = -1
+                        if wide:
+                            size = ucs4_to_utf8(text_at + start, stop - start, buf + used)
+                        elif utf8_valid(text_at + start, stop - start):
+                            memcpy(buf + used, text_at + start, stop - start)
+                            size = stop - start
+                        if size >= 0:
+                            used += size
+                            at[k + 1] = used
+                            continue
+                    token = (<tuple>rejected[k])[0]  # as _marks makes it
             else:
                 entry = <tuple>rejected[k]
                 token, reason = entry[0], entry[1]
                 if not 0 <= reason < 256:  # as bytearray's own item assignment says
                     raise ValueError("byte must be in range(0, 256)")
-            reason_at[k] = reason
+                reason_at[k] = reason
             utf8 = NULL
             if type(token) is str:
                 utf8 = utf8_of(token, &size)
@@ -287,18 +382,28 @@ cdef tuple marked_texts(object rejected):
                     continue
                 utf8, size = text, len(text)
             if used + size > room:
-                room = 2 * room + size
-                grown = <unsigned char*>realloc(buf, room)
-                if grown == NULL:
-                    raise MemoryError()
-                buf = grown
+                buf = grown_buffer(buf, &room, used + size)
             memcpy(buf + used, utf8, size)
             used += size
             at[k + 1] = used
         return bytes(reasons), bytes(missing), offsets, PyBytes_FromStringAndSize(
             <char*>buf, used)
     finally:
+        if held:
+            PyBuffer_Release(&view)
         free(buf)
+
+
+cdef unsigned char* grown_buffer(unsigned char* buf, Py_ssize_t* room,
+                                 Py_ssize_t need) except NULL:
+    """buf reallocated to at least need bytes (twice its room and more): the same
+    buffer, or MemoryError with buf still the caller's to free."""
+    cdef Py_ssize_t bigger = 2 * room[0] + need
+    cdef unsigned char* grown = <unsigned char*>realloc(buf, bigger)
+    if grown == NULL:
+        raise MemoryError()
+    room[0] = bigger
+    return grown
 
 
 cdef object picked_texts(object picked):
