@@ -310,3 +310,77 @@ def test_marked_texts_that_are_not_all_utf8_export_as_the_twins(core: ModuleType
             assert pa.array(ours).equals(want)
         picks = np.arange(len(ours))[::-3].copy()
         assert pa.array(ours[picks]).equals(pa.array(twin[picks]))
+
+
+COMPILED = [core for core in CORES if core.IMPLEMENTATION != "python"]
+
+
+@pytest.mark.parametrize("core", COMPILED, ids=lambda core: core.IMPLEMENTATION)
+def test_a_lists_marks_replaced_while_exported_change_nothing_it_reads(core: ModuleType) -> None:
+    """The export reads a list's marked items from the tuple the result keeps (no code
+    can resize it); Python code run during the export (a profile hook here; a signal
+    handler, a finalizer or another thread as well) that replaces the marks' columns
+    changes nothing the export reads: it gives what the twin gives."""
+    import sys
+
+    items = [Token("KQ"), *["x1"] * 5000]
+    result = core.parse_many(items, True, "mark")
+    marks = result.__reduce__()[1][2]  # the result's own marks
+    assert type(marks._objects) is tuple
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code.co_name == "export_text":  # type: ignore[attr-defined]
+            sys.setprofile(None)
+            marks._objects, marks._reasons = (), b""
+
+    previous = sys.getprofile()
+    sys.setprofile(hook)
+    try:
+        got = pa.array(result)
+    finally:
+        sys.setprofile(previous)
+    assert got.equals(pa.array(_core_py.parse_many(items, True, "mark")))
+    with pytest.raises(ValueError, match="count"):  # the columns now say no mark
+        pa.array(result)
+
+
+@pytest.mark.parametrize("core", COMPILED, ids=lambda core: core.IMPLEMENTATION)
+@pytest.mark.parametrize(
+    ("mark", "error"),
+    [
+        (["x1", 1, None, None], TypeError),  # a list where a tuple was
+        (None, TypeError),
+        (("x1",), TypeError),
+        (("x1", 0, None, None), ValueError),
+        (("x1", 22, None, None), ValueError),  # past the last Reason
+        (("x1", 101, None, None), ValueError),
+        (("x1", 255, None, None), ValueError),
+        (("x1", 300, None, None), ValueError),
+        (("x1", -1, None, None), ValueError),
+        (("x1", "1", None, None), TypeError),
+    ],
+)
+def test_an_unpickled_results_tampered_marks_raise_at_export(
+    core: ModuleType, mark: object, error: type[Exception]
+) -> None:
+    """An unpickled result keeps its marks as a list of tuples: a mark changed there
+    after the unpickling's checks is refused by the export with an exception, never
+    read as a tuple's memory nor written as a dictionary index outside the reason
+    field's words."""
+    result = pickle.loads(pickle.dumps(core.parse_many(["x1", "K"], True, "mark")))
+    result.__reduce__()[1][2][0] = mark
+    with pytest.raises(error):
+        pa.array(result)
+    result.__reduce__()[1][2][0] = ("x1", 7, None, None)
+    assert pa.array(result).equals(pa.array(_core_py.parse_many(["x1", "K"], True, "mark")))
+
+
+def test_an_unpickled_results_tuple_subclass_marks_export_as_the_twins(core: ModuleType) -> None:
+    """Marks that are a tuple subclass (a named tuple), as the unpickling takes them,
+    export as plain tuples do."""
+    import collections
+
+    mark = collections.namedtuple("mark", "token reason offset line")
+    epin, records = core.parse_many(["x1", "K"], True, "mark").__reduce__()[1][:2]
+    result = core.rebuild_token_array(epin, records, [mark("x1", 7, None, None)])
+    assert pa.array(result).equals(pa.array(_core_py.parse_many(["x1", "K"], True, "mark")))

@@ -556,14 +556,15 @@ cdef TokenArray parse_objects(const char* base, Py_ssize_t count, Py_ssize_t str
 cdef object marked_items(const char* base, Py_ssize_t stride, const Py_ssize_t* at,
                          const unsigned char* reasons, Py_ssize_t n):
     """The rejected entries of parse_objects as columns (_marks.MarkedObjects): the
-    items marked (references, no object made) and their reasons, one byte each."""
+    items marked (references, no object made; a tuple, which no code can change while
+    the export reads it) and their reasons, one byte each."""
     cdef Py_ssize_t i
-    cdef list items = PyList_New(n)
+    cdef tuple items = PyTuple_New(n)
     cdef PyObject* item
     for i in range(n):
         item = (<PyObject**>(base + at[i] * stride))[0]
         Py_INCREF(<object>item)
-        PyList_SET_ITEM(items, i, <object>item)
+        PyTuple_SET_ITEM(items, i, <object>item)
     return _marks.MarkedObjects(items, PyBytes_FromStringAndSize(<const char*>reasons, n))
 
 

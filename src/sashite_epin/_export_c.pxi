@@ -102,7 +102,7 @@ cdef struct Invalid:  # what the export writes of the entries marked invalid
 cdef extern from "Python.h":
     const char* utf8_of "PyUnicode_AsUTF8AndSize"(object text, Py_ssize_t* size)
     void PyErr_Clear()
-    PyObject* list_item "PyList_GET_ITEM"(object items, Py_ssize_t k)
+    PyObject* tuple_item "PyTuple_GET_ITEM"(object items, Py_ssize_t k)
 
 
 cdef bint utf8_valid(const unsigned char* p, Py_ssize_t n) noexcept nogil:
@@ -267,12 +267,43 @@ cdef tuple texts_columns(object rejected):
 # a selection of 800k entries every 12th (33k marks): 7.4 ms by the columns, 26 by
 # the objects; every 40th: 5.8 by the objects, 7.5 by the columns (AMD EPYC).
 cdef Py_ssize_t SOURCE_PER_PICK = 16
+cdef bint ascending(const int64_t* ends, Py_ssize_t n, int64_t limit) noexcept:
+    """Whether n ends go up from 0 (each at least the one before) to at most limit."""
+    cdef Py_ssize_t k
+    cdef int64_t last = 0
+    for k in range(n):
+        if ends[k] < last:
+            return False
+        last = ends[k]
+    return last <= limit
+
+
 cdef tuple marked_texts(object rejected):
     """(reasons, missing flags, text offsets, texts) of the marked entries, in index
     order: one byte each for the first two, array('q') of count + 1 for the third, one
-    bytes object for the last.  A str's UTF-8 is read where CPython keeps it, no object
-    made; anything else (bytes, a str with lone surrogates, a missing value) goes
-    through _marks.export_text, which says what the export holds for it."""
+    bytes object for the last; checked before C reads them by offset or writes a reason
+    as a dictionary index (the columns are a result's attributes, which code may
+    replace: an unpickled result's too)."""
+    columns = marks_columns(rejected)
+    cdef bytes reasons = columns[0], missing = columns[1], texts = columns[3]
+    cdef Py_ssize_t n = len(reasons), k
+    cdef const int64_t* at
+    cdef const unsigned char* reason_at = <const unsigned char*>PyBytes_AS_STRING(reasons)
+    if len(missing) != n or len(columns[2]) != n + 1:
+        raise ValueError("a result's marks disagree on their count")
+    at = <const int64_t*>array_address(columns[2])
+    if at[0] != 0 or at[n] != len(texts) or not ascending(at + 1, n, len(texts)):
+        raise ValueError("a result's marked texts are not where their offsets say")
+    for k in range(n):
+        if not 1 <= reason_at[k] < R_COUNT:  # a word of the reason field's dictionary
+            raise ValueError(f"a mark's reason must be in range(1, {R_COUNT})")
+    return columns
+
+
+cdef tuple marks_columns(object rejected):
+    """marked_texts' columns, unchecked.  A str's UTF-8 is read where CPython keeps it,
+    no object made; anything else (bytes, a str with lone surrogates, a missing value)
+    goes through _marks.export_text, which says what the export holds for it."""
     if type(rejected) is _marks.MarkedTexts or type(rejected) is _marks.MarkedStrings:
         columns = texts_columns(rejected)  # the columns already, where UTF-8
         if columns is not None:
@@ -296,7 +327,7 @@ cdef tuple marked_texts(object rejected):
     cdef bint wide = False
     if type(rejected) is _marks.MarkedObjects:
         items, kinds = (<object>rejected)._objects, (<object>rejected)._reasons
-        if type(items) is not list or type(kinds) is not bytes or len(items) != len(kinds):
+        if type(items) is not tuple or type(kinds) is not bytes or len(items) != len(kinds):
             items = kinds = None
     elif type(rejected) is _marks.MarkedTexts or type(rejected) is _marks.MarkedStrings:
         source = text_source(rejected)
@@ -305,6 +336,8 @@ cdef tuple marked_texts(object rejected):
             kinds = rejected._reasons
             wide = rejected._decode == "ucs4"
     cdef Py_ssize_t n = len(rejected), k, size = 0, used = 0, room = 8 * n + 64
+    if kinds is not None and len(kinds) != n:  # columns of another count: not read
+        items = texts = kinds = None
     cdef unsigned char* buf = <unsigned char*>malloc(room)
     cdef unsigned char* grown
     cdef const char* utf8
@@ -344,8 +377,8 @@ cdef tuple marked_texts(object rejected):
                     missing[k] = 1  # export_text's None, whatever the token is
                     at[k + 1] = used
                     continue
-                if items is not None:
-                    token = <object>list_item(items, k)
+                if items is not None:  # a tuple: no code can resize it
+                    token = <object>tuple_item(items, k)
                 else:
                     start = end_at[k - 1] if k else 0
                     stop = end_at[k]
@@ -363,11 +396,15 @@ cdef tuple marked_texts(object rejected):
                             at[k + 1] = used
                             continue
                     token = (<tuple>rejected[k])[0]  # as _marks makes it
-            else:
-                entry = <tuple>rejected[k]
+            else:  # a list of (token, reason, ...) tuples (an unpickled result's)
+                token = rejected[k]
+                if not isinstance(token, tuple) or len(<tuple>token) < 2:
+                    raise TypeError("a mark must be a (token, reason, ...) tuple, not "
+                                    f"{type(token).__name__}")
+                entry = <tuple>token
                 token, reason = entry[0], entry[1]
-                if not 0 <= reason < 256:  # as bytearray's own item assignment says
-                    raise ValueError("byte must be in range(0, 256)")
+                if not 1 <= reason < R_COUNT:  # a word of the reason field's dictionary
+                    raise ValueError(f"a mark's reason must be in range(1, {R_COUNT})")
                 reason_at[k] = reason
             utf8 = NULL
             if type(token) is str:
@@ -929,6 +966,8 @@ cdef object array_capsule(TokenArray tokens, int shape):
     marked = Invalid(0, NULL, NULL, NULL, 0, &zero, NULL)
     if len(tokens._invalid):  # the marked entries' texts and reasons, read with the GIL
         reasons, missing, text_at, texts = marked_texts(tokens._rejected)
+        if len(reasons) != len(tokens._invalid):
+            raise ValueError("a result's marks disagree on their count")
         marked.count = len(tokens._invalid)
         marked.index = <const int64_t*>array_address(tokens._invalid)
         marked.reason = reasons
@@ -1152,7 +1191,7 @@ cdef object token_view_capsules(TokenArray tokens):
     cdef ArrowSchema* schema = <ArrowSchema*>calloc(1, sizeof(ArrowSchema))
     cdef ArrowArray* array
     cdef int status
-    cdef int64_t count = len(tokens._invalid), missing_count = 0
+    cdef int64_t count = len(tokens._invalid), missing_count = 0, first = 0
     cdef const int64_t* index = NULL
     cdef const int64_t* ends = NULL
     cdef const unsigned char* missing = NULL
@@ -1175,15 +1214,18 @@ cdef object token_view_capsules(TokenArray tokens):
         if source is not None:
             texts, end_array, nones = source
             ends = <const int64_t*>array_address(end_array)
+            first = len(end_array)
         else:  # as the export writes them: count + 1 offsets from 0, the ends after
             _, nones, end_array, texts = marked_texts(rejected)
             ends = <const int64_t*>array_address(end_array) + 1
+            first = len(end_array) - 1
         if nones is None:
             nones = bytes(count)
-        # the texts' ends are the MarkedTexts' own (from 0, ascending): the last within
-        # the texts is what keeps fill_views' copies inside them
-        if ends[count - 1] > len(texts) or len(nones) != count:
-            raise SystemError("the marked texts' columns disagree")
+        # The ends, one a mark, from 0, ascending, the last within the texts: what keeps
+        # fill_views' copies inside them (a result's columns are attributes code may
+        # replace)
+        if first != count or len(nones) != count or not ascending(ends, count, len(texts)):
+            raise ValueError("a result's marked texts are not where their offsets say")
         index = <const int64_t*>array_address(tokens._invalid)
         missing = nones
         missing_count = ones(missing, count)

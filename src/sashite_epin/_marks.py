@@ -251,12 +251,13 @@ class MarkedStrings(MarkedTexts):
 class MarkedObjects(MadeWhenRead):
     """The rejected entries (item, reason number, None, None) of parse_many over Python
     objects (a list, a tuple, an object array), kept as two columns until one is asked
-    for: the items themselves (a list of references, no object made) and one reason
-    byte each.  A pickle holds them as a list."""
+    for: the items themselves (a tuple of references, no object made: the compiled
+    export reads it in C, and nothing can resize it meanwhile) and one reason byte
+    each.  A pickle holds them as a list."""
 
     __slots__ = ("_objects", "_reasons")
 
-    def __init__(self, objects: list[object], reasons: bytes) -> None:
+    def __init__(self, objects: tuple[object, ...], reasons: bytes) -> None:
         self._objects, self._reasons = objects, reasons
 
     def __len__(self) -> int:
@@ -479,5 +480,5 @@ def joined(parts: list[Any]) -> Any:
         objects: list[object] = []
         for part in parts:
             objects += part._objects
-        return MarkedObjects(objects, b"".join(part._reasons for part in parts))
+        return MarkedObjects(tuple(objects), b"".join(part._reasons for part in parts))
     return [entry for part in parts for entry in part]
