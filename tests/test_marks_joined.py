@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pickle
 import random
+from array import array
 from types import ModuleType
 
 import numpy as np
@@ -384,3 +385,59 @@ def test_an_unpickled_results_tuple_subclass_marks_export_as_the_twins(core: Mod
     epin, records = core.parse_many(["x1", "K"], True, "mark").__reduce__()[1][:2]
     result = core.rebuild_token_array(epin, records, [mark("x1", 7, None, None)])
     assert pa.array(result).equals(pa.array(_core_py.parse_many(["x1", "K"], True, "mark")))
+
+
+def test_marks_read_later_give_a_column_another_thread_read_meanwhile() -> None:
+    """Marks whose columns are read when first asked for (a numpy U4 array's, kept as
+    keys): a thread that found a column's slot empty reaches __getattr__ after another
+    thread has read them all; it gets the column, not AttributeError (an export or
+    errors() of one result from threads raised AttributeError('_texts') now and then)."""
+    from sashite_epin import _marks
+
+    reads: list[int] = []
+
+    def read() -> tuple[object, ...]:
+        reads.append(1)
+        return b"xy", array("q", [1, 2]), b"\x06\x06", None
+
+    marks = _marks.MarkedTexts.read_later(2, read)
+    assert marks._texts == b"xy"  # this thread reads them all
+    # what the other thread's lookup, having found the slots empty, calls next
+    for name in ("_texts", "_ends", "_reasons", "_lines"):
+        assert _marks.MarkedTexts.__getattr__(marks, name) is getattr(marks, name)
+    assert reads == [1]
+    with pytest.raises(AttributeError):
+        _marks.MarkedTexts.__getattr__(marks, "_other")
+    assert [m[0] for m in marks] == [b"x", b"y"]
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_one_results_marks_exported_from_threads_at_once(core: ModuleType) -> None:
+    """Threads exporting one result at once, its marks read at the first export (a U4
+    array's keys): each thread's export is the twin's."""
+    import sys
+    import threading
+
+    data = np.array(["K", "zz", "\u00e9", "K^^"] * 100, "U4")
+    want = pa.array(_core_py.parse_many(data, True, "mark"))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(50):
+            ours = core.parse_many(data, True, "mark")
+            got: list[object] = []
+
+            def export(result: object = ours, into: list[object] = got) -> None:
+                try:
+                    into.append(pa.array(result))
+                except Exception as error:  # the assertion shows it
+                    into.append(error)
+
+            threads = [threading.Thread(target=export) for _ in range(6)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert all(isinstance(g, pa.Array) and g.equals(want) for g in got), got
+    finally:
+        sys.setswitchinterval(interval)

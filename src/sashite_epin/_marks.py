@@ -166,8 +166,12 @@ class MarkedTexts(MadeWhenRead):
     def __getattr__(self, name: str) -> Any:
         # Reached only for a slot not set: the columns of marks read later, read now.
         source = self._source
-        if source is None or name not in self._read_later:
+        if name not in self._read_later:
             raise AttributeError(name)
+        if source is None:
+            # Another thread read the columns between this one's missing the slot and
+            # now: the slot is set (object's lookup, not this hook again).
+            return object.__getattribute__(self, name)
         _count, read, arguments = source
         for slot, column in zip(self._read_later, read(*arguments), strict=True):
             setattr(self, slot, column)
