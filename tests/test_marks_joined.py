@@ -441,3 +441,26 @@ def test_one_results_marks_exported_from_threads_at_once(core: ModuleType) -> No
             assert all(isinstance(g, pa.Array) and g.equals(want) for g in got), got
     finally:
         sys.setswitchinterval(interval)
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.IMPLEMENTATION)
+def test_marked_texts_utf8_only_back_to_back_export_as_the_twins(core: ModuleType) -> None:
+    """Marked texts each no UTF-8 that are UTF-8 back to back (b"\\xc3" then b"\\xa9":
+    "é" cut in two; "\\u20ac" and "\\U0001f600" too): each escaped as the twin's, the
+    token field valid UTF-8 (it held the raw halves, which Arrow's validate refused)."""
+    inputs: list[object] = [
+        b"\xc3 \xa9",
+        b"\xf0\x9f \x98\x80 K x1",
+        np.array([b"\xc3", b"\xa9", b"K"], "S1"),
+        pa.array([b"\xe2\x82", b"\xac", b"K", None], pa.binary()),
+        pa.array([b"\xe2", b"\x82\xac", b"K"], pa.large_binary()),
+    ]
+    for data in inputs:
+        ours = core.parse_many(data, True, "mark")
+        twin = _core_py.parse_many(data, True, "mark")
+        got = pa.array(ours)
+        got.validate(full=True)
+        assert got.equals(pa.array(twin))
+        assert ours.to_pandas().equals(twin.to_pandas())
+        picks = np.array([1, 0, 1], np.int64)
+        assert pa.array(ours[picks]).equals(pa.array(twin[picks]))

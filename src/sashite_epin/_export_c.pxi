@@ -186,15 +186,29 @@ cdef tuple text_source(object rejected):
 
 
 cdef tuple marked_source(object rejected):
-    """text_source's columns where every text is UTF-8 (the export's field as it is)."""
+    """text_source's columns where every text is UTF-8 (the export's field as it is):
+    the texts back to back UTF-8 and no text ending inside a character (b"\xc3" then
+    b"\xa9" are UTF-8 together, neither alone)."""
     if rejected._decode == "ucs4":
         return None
     source = text_source(rejected)
     if source is None:
         return None
-    texts = source[0]
-    if not utf8_valid(<const unsigned char*>PyBytes_AS_STRING(texts), len(texts)):
+    texts, ends = source[0], source[1]
+    cdef const unsigned char* text_at = <const unsigned char*>PyBytes_AS_STRING(texts)
+    cdef Py_ssize_t size = len(texts), k
+    cdef int64_t end
+    cdef Py_buffer view
+    if not utf8_valid(text_at, size):
         return None
+    PyObject_GetBuffer(ends, &view, PyBUF_SIMPLE)
+    try:
+        for k in range(view.len // 8):
+            end = (<const int64_t*>view.buf)[k]
+            if end < 0 or end > size or (end < size and (text_at[end] & 0xC0) == 0x80):
+                return None  # each text written as export_text says
+    finally:
+        PyBuffer_Release(&view)
     return source
 
 
