@@ -281,6 +281,8 @@ cdef tuple texts_columns(object rejected):
 # a selection of 800k entries every 12th (33k marks): 7.4 ms by the columns, 26 by
 # the objects; every 40th: 5.8 by the objects, 7.5 by the columns (AMD EPYC).
 cdef Py_ssize_t SOURCE_PER_PICK = 16
+
+
 cdef bint ascending(const int64_t* ends, Py_ssize_t n, int64_t limit) noexcept:
     """Whether n ends go up from 0 (each at least the one before) to at most limit."""
     cdef Py_ssize_t k
@@ -353,7 +355,6 @@ cdef tuple marks_columns(object rejected):
     if kinds is not None and len(kinds) != n:  # columns of another count: not read
         items = texts = kinds = None
     cdef unsigned char* buf = <unsigned char*>malloc(room)
-    cdef unsigned char* grown
     cdef const char* utf8
     cdef bytearray reasons = bytearray(n), missing = bytearray(n)
     cdef object offsets = array_of_bytes("q", bytes(8 * (n + 1)))
