@@ -152,8 +152,8 @@ def bytes_core(request: pytest.FixtureRequest) -> Iterator[ModuleType]:
 
 
 def pytest_report_header() -> list[str]:
-    names = ", ".join(c.IMPLEMENTATION for c in CORES)
-    kernels = ", ".join(f"{c.IMPLEMENTATION}: {'/'.join(c.KERNELS)}" for c in CORES)
+    names = ", ".join(c.IMPLEMENTATION for c in TESTED_CORES)
+    kernels = ", ".join(f"{c.IMPLEMENTATION}: {'/'.join(c.KERNELS)}" for c in TESTED_CORES)
     return [
         f"sashite_epin facade core: {sashite_epin.IMPLEMENTATION}; cores tested: {names}",
         f"bytes kernels tested: {kernels} (default: {sashite_epin.BYTES_KERNEL})",
