@@ -20,8 +20,13 @@ mode=${1:-asan}
 shift || true
 cd "$(dirname "$0")/.."
 work="build/memcheck-$mode"
-rm -rf "$work"
-python3 -m venv "$work/venv"
+# MEMCHECK_PHASE=build makes the venv and the build and stops; =test runs the suite in
+# the ones a build phase made (CI builds while its other checks run); unset, both.
+phase=${MEMCHECK_PHASE:-all}
+if [ "$phase" != test ]; then
+    rm -rf "$work"
+    python3 -m venv "$work/venv"
+fi
 py="$work/venv/bin/python"
 # Under ASan every process is slow: the command-line and docs examples (new Python
 # processes over the same core calls the other tests make) and Dask are left out.
@@ -45,12 +50,15 @@ case "$mode" in
 asan)
     # The flags reach setuptools inside pip's isolated build; --no-cache-dir so the
     # wheel is built here with them, not taken from a plain build in pip's cache.
-    CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=address" \
-        SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
+    if [ "$phase" != test ]; then
+        CFLAGS="-fsanitize=address -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=address" \
+            SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
+    fi
     so=$(LD_PRELOAD="$(gcc -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0 \
         "$py" -c 'import sashite_epin._core_c as c; print(c.__file__)')
     [ "$(nm -D "$so" | grep -c __asan_report)" -gt 0 ] || { echo "$so is not an ASan build" >&2; exit 1; }
     echo "ASan build: $so"
+    [ "$phase" = build ] && exit 0
     # detect_leaks=0: CPython keeps its objects alive at exit by design (the leak checks
     # are tests of their own).  Any invalid access aborts the run with a report.
     # allocator_may_return_null=1: a request past memory is a NULL from malloc, as without
@@ -60,7 +68,10 @@ asan)
         "$py" -m pytest -q -p no:cacheprovider -n auto tests -k "$skip" "${deselect[@]}" "$@"
     ;;
 valgrind)
-    SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
+    if [ "$phase" != test ]; then
+        SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q --no-cache-dir '.[test]'
+    fi
+    [ "$phase" = build ] && exit 0
     # Leaks are not memcheck's job here (see above).  CPython 3.11 and glibc's AVX2
     # string functions give memcheck a few reports of their own (int.from_bytes at
     # start-up, wmemcmp reading whole vectors): an error counts when a frame of its
