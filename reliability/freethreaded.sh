@@ -91,10 +91,10 @@ SASHITE_EPIN_TEST_KERNELS=best SASHITE_EPIN_IMPLEMENTATION=cython "$vpy" -m pyte
 # ran in the README's test command.
 SASHITE_EPIN_IMPLEMENTATION=python "$vpy" -m pytest -q -p no:cacheprovider -n 2 \
     -m "not slow" tests/test_threads.py tests/test_api.py tests/test_bulk.py \
-    tests/test_implementation.py "$@" \
+    tests/test_implementation.py \
     tests/test_hostile.py::test_a_list_changed_by_another_thread_gives_a_whole_answer \
     tests/test_hostile.py::test_a_bytearray_changed_by_another_thread_gives_a_whole_answer_or_an_error \
-    tests/test_hostile.py::test_a_numpy_array_changed_by_another_thread_gives_a_whole_answer
+    tests/test_hostile.py::test_a_numpy_array_changed_by_another_thread_gives_a_whole_answer "$@"
 echo "== [${SECONDS}s] thread storm, GIL off, longer"
 # The implementation left unset: the facade on the compiled core (imported above) and
 # the core-level storms on both cores.
