@@ -894,7 +894,13 @@ def test_a_signal_during_to_polars_reaches_the_caller_and_the_views_end(
     or raises the handler's exception, the views' work ends within moments of the call
     (a handler's exception can land between any two bytecodes, so the wait for it can be
     skipped; the thread only writes what it made, and holds the result), and the result
-    gives its frame afterwards."""
+    gives its frame afterwards.
+
+    One exception to "the handler's exception": where it lands inside polars' own call
+    of Python code (its conversion of a dtype object, which calls str() on it), polars
+    swallows it and raises its TypeError "'<unprintable str object>' is not a Polars
+    data type" instead (docs/engines.md says so).  That TypeError is accepted only in a
+    call the handler interrupted; no frame is ever wrong."""
     from sashite_epin import _frames
 
     pl.DataFrame  # noqa: B018 - skips the test where polars is not installed
@@ -938,6 +944,8 @@ def test_a_signal_during_to_polars_reaches_the_caller_and_the_views_end(
                     frames.append(result.to_polars())
                 except Alarm:
                     pass
+                except TypeError as error:  # polars' word for an exception it swallowed
+                    assert fired[0] > 0 and "unprintable" in str(error), error
                 while fired[0] < 2:
                     time.sleep(0.001)
             except Alarm:
@@ -949,6 +957,8 @@ def test_a_signal_during_to_polars_reaches_the_caller_and_the_views_end(
     while len(ended) < len(started) and time.monotonic() - waited < 5:
         time.sleep(0.001)
     assert len(ended) == len(started)
+    if _frames._cores() > 1:  # where the views are written on a thread at all
+        assert started, "the views' thread never ran: the test tested nothing of it"
     for frame in frames:
         assert_same_polars(frame, want)
     assert_same_polars(result.to_polars(), want)

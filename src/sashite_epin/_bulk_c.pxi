@@ -387,6 +387,8 @@ cdef dict pyarrow_types():
     lib = <object>now if now != NULL else None
     if lib is pyarrow_lib:
         return pyarrow_kinds
+    if lib is not None and _inputs.initializing(lib):
+        return {}  # another thread still imports it: its classes are not all made yet
     kinds = {}
     bases = tuple(getattr(lib, name, None) for name in
                   ("Array", "ChunkedArray", "RecordBatch", "Table"))
@@ -453,16 +455,18 @@ cdef int know_missing_types() except -1:
     always, nan = _inputs.missing_types()
     always, nan = tuple(always)[:MISSING_TYPES], tuple(nan)[:MISSING_TYPES]
     held = [always, nan]
+    half_made = False  # a module another thread still imports: looked up again next call
     for i in range(3):  # held too, so that a module freed cannot pass for a new one
         held.append(<object>now[i] if now[i] != NULL else None)
         missing_from[i] = now[i]
+        half_made = half_made or (now[i] != NULL and _inputs.initializing(<object>now[i]))
     missing_held = held
     for i, t in enumerate(always):
         missing_always[i] = <PyObject*>t
     for i, t in enumerate(nan):
         missing_nan[i] = <PyObject*>t
     missing_always_count, missing_nan_count = len(always), len(nan)
-    missing_known = True
+    missing_known = not half_made
     return 0
 
 

@@ -1044,7 +1044,9 @@ cdef object arrow_table(TokenArray tokens):
     schema imported once per shape; None where pyarrow is not imported yet or has no
     such import (the caller then goes the general road, which says why)."""
     pa = _sys.modules.get("pyarrow")
-    if pa is None:
+    # None too while another thread still imports pyarrow (in sys.modules already, half
+    # made): the general road's import waits for it.
+    if pa is None or getattr(getattr(pa, "__spec__", None), "_initializing", False) is True:
         return None
     cdef int shape = shape_of(tokens, False)
     known = ARROW_SCHEMAS.get(shape)

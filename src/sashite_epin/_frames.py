@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+from ._inputs import initializing
+
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
 TYPE_CHECKING = False
@@ -23,7 +25,9 @@ _modules = sys.modules
 
 def _library(name: str, extra: str) -> Any:
     module = _modules.get(name)  # imported already: no import machinery per call
-    if module is not None:
+    # A module another thread is still importing is in sys.modules already, half made
+    # (no DataFrame yet): import_module waits for that import to end.
+    if module is not None and not initializing(module):
         return module
     try:
         import importlib  # here: the common path never needs it

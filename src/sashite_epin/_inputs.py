@@ -246,9 +246,18 @@ _missing_seen: list[Any] = [None, (), ()]
 
 def missing_modules() -> tuple[object, ...]:
     """The modules the missing types come from, as sys.modules holds them now (None for
-    one not imported): a change of any is a reason to look the types up again."""
+    one not imported, or still being imported by another thread: its types may not be
+    made yet, and the same module object must not pass for a finished one later): a
+    change of any is a reason to look the types up again."""
     modules = sys.modules
-    return tuple(modules.get(name) for name in _MISSING_MODULES)
+    now = (modules.get(name) for name in _MISSING_MODULES)
+    return tuple(None if initializing(module) else module for module in now)
+
+
+def initializing(module: object) -> bool:
+    """True while a module's import runs (importlib's own flag on its spec): in
+    sys.modules already, but half made, until the thread importing it is done."""
+    return getattr(getattr(module, "__spec__", None), "_initializing", False) is True
 
 
 def missing_types() -> tuple[tuple[type, ...], tuple[type, ...]]:
