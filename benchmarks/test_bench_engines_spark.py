@@ -27,6 +27,9 @@ from typing import Any
 
 import pytest
 
+from sashite_epin import spark as epin_spark
+from sashite_epin._corpora import EPIN_TOKENS
+
 if importlib.util.find_spec("pyspark") is None or shutil.which("java") is None:
     pytest.skip("needs pyspark and Java", allow_module_level=True)
 
@@ -34,8 +37,6 @@ pytest.importorskip("pytest_benchmark")
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from sashite_epin import spark as epin_spark  # noqa: E402
-from sashite_epin._corpora import EPIN_TOKENS  # noqa: E402
 
 COUNT = 1_000_000
 MISSES = ["", "KK", "K+", "^K", "++K", "K^^", "K''", "1", "K ", "x1", "\u212a", "+K^'X"]

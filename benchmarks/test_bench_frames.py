@@ -33,8 +33,9 @@ pytest.importorskip("pytest_benchmark")
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
 pl = pytest.importorskip("polars")
-import sashite_epin.pandas  # noqa: E402 (registers the accessors)
-import sashite_epin.polars  # noqa: E402,F401
+# Imported for what importing them does: they register the accessors (.epin).
+pytest.importorskip("sashite_epin.pandas")
+pytest.importorskip("sashite_epin.polars")
 
 COUNT = 2_000_000
 MISSES = ["", "KK", "K+", "^K", "++K", "K^^", "K''", "1", "K ", "x1", "\u212a", "+K^'X"]

@@ -23,7 +23,7 @@ import pytest
 from conftest import CORES, optional
 
 import sashite_epin.pandas  # noqa: F401 (registers the accessors)
-from sashite_epin import Epin, ParseError, Pin, _marks
+from sashite_epin import Epin, ParseError, Pin, _core_py, _marks
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, with_invalid
 from sashite_epin._marks import reason_names
 
@@ -231,8 +231,6 @@ def results(core: ModuleType) -> dict[str, Any]:
         "tokenize_many empty": core.tokenize_many([], True, "mark"),
     }
 
-
-from sashite_epin import _core_py  # noqa: E402
 
 NAMES = list(results(_core_py))
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from sashite_epin import Epin, Pin
+from sashite_epin import spark as epin_spark
 from sashite_epin._corpora import PLACEMENTS, with_invalid
 
 if importlib.util.find_spec("pyspark") is None:
@@ -26,10 +27,8 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Spark needs Java: none on PATH, no JAVA_HOME", allow_module_level=True)
 
 pa = pytest.importorskip("pyarrow")
-from pyspark.sql import Column, SparkSession  # noqa: E402
-from pyspark.sql import functions as F  # noqa: E402
-
-from sashite_epin import spark as epin_spark  # noqa: E402
+sql = pytest.importorskip("pyspark.sql")
+Column, SparkSession, F = sql.Column, sql.SparkSession, sql.functions
 
 BATCH = 700  # rows per Arrow batch: every frame below spans several
 TOKENS: list[str | None] = [*with_invalid(2500), None, "", None, "x1", "+K^'", "K^'"]
