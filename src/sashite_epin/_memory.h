@@ -11,7 +11,8 @@
  * the cap, are given back, and a block larger than the cap is given back at once.  The
  * next allocation that fits a spare (without leaving more than three quarters unused)
  * takes it.  A spare more than four times too large for an allocation it meets is given
- * back, so a big block does not outlive the work it was for.
+ * back, so a big block does not outlive the work it was for.  sashite_release_spares
+ * gives every spare back (sashite_epin.release_memory()).
  *
  * Each slot is swapped atomically: threads without the GIL may allocate and free, and a
  * block is only ever in one thread's hands.  The bytes kept are counted atomically too:
@@ -26,6 +27,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
@@ -81,6 +86,25 @@ static void sashite_trim_spares(void) {
     int i;
     for (i = SASHITE_SPARE_SLOTS - 1; i >= 0 && sashite_spares_held() > SASHITE_SPARE_CAP; i--)
         free(sashite_swap_spare(i, NULL));
+}
+
+/* Every spare given back; the bytes they held.  On glibc the heap's free pages are then
+ * trimmed too, as a spare below glibc's mmap threshold (up to 32 MiB) would otherwise
+ * stay in its heap, resident, for malloc to reuse. */
+static size_t sashite_release_spares(void) {
+    sashite_block *b;
+    size_t released = 0;
+    int i;
+    for (i = 0; i < SASHITE_SPARE_SLOTS; i++) {
+        b = sashite_swap_spare(i, NULL);
+        if (b == NULL) continue;
+        released += b->capacity;
+        free(b);
+    }
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+    return released;
 }
 
 /* A spare block that fits size (see above), or NULL. */
