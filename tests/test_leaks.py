@@ -13,6 +13,7 @@ import ctypes
 import gc
 import pickle
 import sys
+import threading
 import tracemalloc
 from collections.abc import Callable
 from types import ModuleType
@@ -190,3 +191,93 @@ def test_memory_stays_flat_and_refcounts_return(core: ModuleType) -> None:
     print(f"{core.IMPLEMENTATION}: tracemalloc growth {sum(s.size_diff for s in grown)} bytes")
     assert sum(s.size_diff for s in grown) < 256 * 1024, grown[:5]
     assert interned_refcounts() == refs
+
+
+# What the compiled core keeps of freed results for the next big one (_memory.h), and
+# the margin RSS is read with: the interpreter's own memory moves by a few MB between two
+# readings (more under a free-threaded interpreter, whose mimalloc keeps freed pages).
+SPARE_CAP = 128 * 2**20
+RSS_NOISE = (24 if getattr(sys, "_is_gil_enabled", lambda: True)() else 48) * 2**20
+
+
+def test_what_is_kept_after_big_results_stays_within_the_cap(core: ModuleType) -> None:
+    """Five results of 60 MB (the records of 12M tokens) alive at once, then freed, and
+    one of 180 MB: without a cap the last four blocks would stay, 360 MB; with it at
+    most 128 MiB stays, after a small call too.  release_memory() hands it all back and
+    says how much it was; the twin keeps nothing."""
+    n = 12_000_000 if core.IMPLEMENTATION == "cython" else 3_000
+    data = b"K\n" * n
+    core.release_memory()
+    gc.collect()
+    start = rss()
+    results = [core.parse_many(data, True) for _ in range(5)]
+    assert len(results[-1]) == n
+    del results
+    huge = core.parse_many(data * 3, True)  # larger than the cap: given back when freed
+    assert len(huge) == 3 * n
+    del huge
+    assert len(core.parse_many(b"K K", True)) == 2  # a small call: what is kept stays
+    gc.collect()
+    held, grown = core.memory_held(), rss() - start
+    print(f"{core.IMPLEMENTATION}: {held} bytes kept, RSS {grown:+} bytes")
+    assert 0 <= held <= SPARE_CAP
+    assert grown < SPARE_CAP + RSS_NOISE, grown
+
+    assert core.release_memory() == held  # no other thread allocates here
+    assert core.memory_held() == 0 and core.release_memory() == 0
+    assert rss() - start < RSS_NOISE
+    if core.IMPLEMENTATION == "python":
+        assert held == 0
+
+
+def test_release_memory_gives_back_what_the_last_big_result_left(core: ModuleType) -> None:
+    """A result of 40 MB freed leaves its block kept (the compiled core), resident:
+    release_memory() returns its size and RSS falls by about as much."""
+    n = 8_000_000 if core.IMPLEMENTATION == "cython" else 3_000
+    core.release_memory()
+    result = core.parse_many(b"K\n" * n, True)
+    del result
+    gc.collect()
+    held = core.memory_held()
+    if core.IMPLEMENTATION == "cython":
+        assert held >= 5 * n  # the records' block, 5 bytes a token
+    before = rss()
+    assert core.release_memory() == held
+    after = rss()
+    print(f"{core.IMPLEMENTATION}: released {held} bytes, RSS {after - before:+} bytes")
+    assert after < before - held + RSS_NOISE
+    assert core.memory_held() == 0
+
+
+def test_threads_share_what_is_kept_within_the_cap(core: ModuleType) -> None:
+    """Threads parsing big byte buffers (the GIL released while their blocks are taken
+    from and given to the kept ones) while another hands everything back: every result
+    is right, and what is kept is within the cap then and 0 after a last release."""
+    n = 400_000 if core.IMPLEMENTATION == "cython" else 3_000  # 2 MB of records a result
+    data = b"K\n" * (n - 1) + b"+q^'"
+    bad: list[object] = []
+    done = threading.Event()
+
+    def parse() -> None:
+        for _ in range(25):
+            result = core.parse_many(data, True)
+            if len(result) != n or str(result[-1]) != "+q^'" or core.memory_held() > SPARE_CAP:
+                bad.append((len(result), str(result[-1]), core.memory_held()))
+
+    def release() -> None:
+        while not done.is_set():
+            core.release_memory()
+
+    releaser = threading.Thread(target=release)
+    parsers = [threading.Thread(target=parse) for _ in range(3)]
+    releaser.start()
+    for t in parsers:
+        t.start()
+    for t in parsers:
+        t.join()
+    done.set()
+    releaser.join()
+    assert not bad, bad[:3]
+    assert core.memory_held() <= SPARE_CAP
+    core.release_memory()
+    assert core.memory_held() == 0

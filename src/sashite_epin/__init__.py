@@ -8,7 +8,7 @@ core with a pure-Python twin.
 """
 
 from ._boards import Boards
-from ._core import IMPLEMENTATION, TokenArray
+from ._core import IMPLEMENTATION, TokenArray, memory_held, release_memory
 from ._epin import Epin
 from ._errors import (
     EPIN_MAX_LENGTH,
@@ -94,5 +94,7 @@ __all__ = [
     "TokenArray",
     "TokenRows",
     "__version__",
+    "memory_held",
+    "release_memory",
     "schema",
 ]

@@ -43,6 +43,8 @@ cdef extern from "_memory.h" nogil:
     void* records_grow "sashite_records_grow"(void* p, size_t used, size_t size)
     void* records_fit "sashite_records_fit"(void* p, size_t size)
     void records_free "sashite_records_free"(void* p)
+    size_t release_spares "sashite_release_spares"()
+    size_t spares_held "sashite_spares_held"()
 
 cdef extern from "_records.h" nogil:
     size_t records_length "sashite_records_length"(const unsigned char* records, size_t n)
@@ -1180,3 +1182,24 @@ cdef int codes_typed(const position_t* values, Py_ssize_t start, Py_ssize_t stop
             bad[0] = i
             return 0
     return 0
+
+
+def release_memory():
+    """Hand back to the system the blocks kept from freed results for the next big one
+    and return the bytes they held.  The compiled core keeps the last freed blocks of
+    1 MiB or more, four at most and 128 MiB in all, so that a loop of big calls does not
+    fault in fresh memory each time; after this the next big result maps fresh memory.
+    On glibc the compiled core also has malloc trim its free heap pages
+    (``malloc_trim``).  The pure-Python twin keeps none, and returns 0."""
+    cdef size_t released
+    with nogil:  # malloc_trim walks the heap
+        released = release_spares()
+    return released
+
+
+def memory_held():
+    """The bytes of the blocks kept from freed results for the next big one (what
+    ``release_memory()`` would hand back): at most 128 MiB (and for a moment a block
+    another thread is handing in), 0 after ``release_memory()``.  The pure-Python twin
+    keeps none, and returns 0."""
+    return spares_held()

@@ -421,3 +421,21 @@ def from_codes(codes: object, epin: bool) -> TokenArray:
     return TokenArray._make(
         epin, bytes(records), marked, [(None, MISSING, None, None)] * len(marked)
     )
+
+
+def release_memory() -> int:
+    """Hand back to the system the blocks kept from freed results for the next big one
+    and return the bytes they held.  The compiled core keeps the last freed blocks of
+    1 MiB or more, four at most and 128 MiB in all, so that a loop of big calls does not
+    fault in fresh memory each time; after this the next big result maps fresh memory.
+    On glibc the compiled core also has malloc trim its free heap pages
+    (``malloc_trim``).  The pure-Python twin keeps none, and returns 0."""
+    return 0  # the twin's memory is the interpreter's
+
+
+def memory_held() -> int:
+    """The bytes of the blocks kept from freed results for the next big one (what
+    ``release_memory()`` would hand back): at most 128 MiB (and for a moment a block
+    another thread is handing in), 0 after ``release_memory()``.  The pure-Python twin
+    keeps none, and returns 0."""
+    return 0

@@ -36,5 +36,7 @@ else:
 
 IMPLEMENTATION: str = core.IMPLEMENTATION
 TokenArray = core.TokenArray
+release_memory = core.release_memory
+memory_held = core.memory_held
 
-__all__ = ["IMPLEMENTATION", "TokenArray", "core"]
+__all__ = ["IMPLEMENTATION", "TokenArray", "core", "memory_held", "release_memory"]

@@ -13,7 +13,15 @@ friends show, and the compiled core carries the same ones.
 from typing import Any as _Any
 
 from . import _bulk_py
-from ._array_py import TokenArray, from_codes, rebuild_token_array, rows_of, set_labels
+from ._array_py import (
+    TokenArray,
+    from_codes,
+    memory_held,
+    rebuild_token_array,
+    release_memory,
+    rows_of,
+    set_labels,
+)
 from ._bulk_py import line_faults, parse_many
 from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
@@ -157,12 +165,14 @@ __all__ = [
     "is_valid_pin",
     "lay_out_boards",
     "line_faults",
+    "memory_held",
     "parse_epin",
     "parse_many",
     "parse_pin",
     "pin_code",
     "rebuild_token_array",
     "register",
+    "release_memory",
     "rows_of",
     "safe_parse_epin",
     "safe_parse_pin",
