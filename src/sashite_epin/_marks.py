@@ -384,10 +384,30 @@ def sorted_labels(labels: Any, codes: Any) -> Any:
 
 
 def joined_labels(parts: Sequence[Any]) -> Any:
-    """The labels of concatenated results: all parts' labels in order, or None when any
-    part has none."""
-    if not parts or any(p is None for p in parts):
+    """The labels of concatenated results: all parts' labels in order (pandas'
+    ``Index.append``), or None when no part has any.  Refused (ValueError) where some
+    parts have labels and others none, and where their depths differ (a MultiIndex and
+    a plain Index, or MultiIndexes of different depths): no label can be made up for an
+    unlabelled entry that could not equal a real one (a RangeIndex repeats labels the
+    other part may have, and a join would then put rows on the wrong labels), and
+    ``Index.append`` would mix tuples and scalars in one object Index, which neither
+    part's frame can be joined on."""
+    if not parts:
         return None
+    have = [p is not None for p in parts]
+    if not any(have):
+        return None
+    if not all(have):
+        raise ValueError(
+            "a result with labels (read from a pandas index) and one without do not "
+            "concatenate: the unlabelled entries have no label to join on"
+        )
+    depths = {getattr(p, "nlevels", 1) for p in parts}
+    if len(depths) > 1:
+        raise ValueError(
+            f"results labelled by indexes of {' and '.join(map(str, sorted(depths)))} "
+            "levels do not concatenate: one index would mix tuples and scalars"
+        )
     return parts[0].append(list(parts[1:])) if len(parts) > 1 else parts[0]
 
 
