@@ -464,3 +464,87 @@ def test_marked_texts_utf8_only_back_to_back_export_as_the_twins(core: ModuleTyp
         assert ours.to_pandas().equals(twin.to_pandas())
         picks = np.array([1, 0, 1], np.int64)
         assert pa.array(ours[picks]).equals(pa.array(twin[picks]))
+
+
+# -- labels of `a + b`: kept in order, or refused where they cannot line up -------------
+
+
+def labelled(core: ModuleType, tokens: list[object], labels: object) -> object:
+    result = core.parse_many(tokens, True, "mark")
+    return core.set_labels(result, labels)
+
+
+def test_labels_are_joined_as_pandas_appends_them(core: ModuleType) -> None:
+    import pandas as pd
+
+    a = labelled(core, ["K", "x1"], pd.Index([40, 10], name="game"))
+    b = labelled(core, ["q"], pd.Index([30], name="game"))
+    assert list((a + b).labels) == [40, 10, 30]
+    assert (a + b).labels.name == "game"
+    assert [e.label for e in (b + a).errors()] == [10]
+    parts = [labelled(core, ["K"], pd.Index([i])) for i in range(4)]
+    assert list(sum(parts[1:], parts[0]).labels) == [0, 1, 2, 3]  # a sum keeps them
+    deep = [
+        labelled(core, ["K", "q"], pd.MultiIndex.from_tuples([("a", 1), ("b", 2)])),
+        labelled(core, ["p"], pd.MultiIndex.from_tuples([("c", 3)])),
+    ]
+    joined = (deep[0] + deep[1]).labels
+    assert isinstance(joined, pd.MultiIndex)
+    assert joined.tolist() == [("a", 1), ("b", 2), ("c", 3)]
+    assert (a + a[:0]).labels.tolist() == [40, 10]  # an empty selection's labels: none
+    unlabelled = [core.parse_many(["K"], True), core.parse_many(["q"], True)]
+    assert (unlabelled[0] + unlabelled[1]).labels is None
+
+
+def test_labels_on_one_side_only_are_refused(core: ModuleType) -> None:
+    """Labels cannot be made up for the unlabelled entries (a RangeIndex would repeat
+    labels the other side may hold): ``a + b`` refuses, in either order, however
+    many parts, rather than drop the labels it has."""
+    import pandas as pd
+
+    a = labelled(core, ["K", "q"], pd.Index(["g1", "g2"]))
+    for plain in (core.parse_many(["p"], True), core.parse_many([], True)):
+        for left, right in ((a, plain), (plain, a)):
+            with pytest.raises(ValueError, match=r"with labels .* and one without"):
+                left + right
+    with pytest.raises(ValueError, match=r"with labels .* and one without"):
+        sum([a, core.parse_many(["p"], True)], a)
+
+
+def test_labels_of_different_depths_are_refused(core: ModuleType) -> None:
+    """A MultiIndex and a plain Index (or MultiIndexes of different depths): pandas'
+    append would mix tuples and scalars in one object Index, so ``a + b`` refuses,
+    the same way in either order."""
+    import pandas as pd
+
+    deep = labelled(core, ["K", "q"], pd.MultiIndex.from_tuples([("a", 1), ("b", 2)]))
+    deeper = labelled(core, ["K"], pd.MultiIndex.from_tuples([("a", 1, "x")]))
+    flat = labelled(core, ["p"], pd.Index([7]))
+    for left, right in ((deep, flat), (flat, deep), (deep, deeper), (deeper, deep)):
+        with pytest.raises(ValueError, match="levels do not concatenate"):
+            left + right
+    with pytest.raises(ValueError, match="levels do not concatenate"):
+        deep + deep + flat
+
+
+def test_a_labelled_tokenize_result_joins_its_row_labels(core: ModuleType) -> None:
+    """Whole labelled tokenize_many results join their tokens' labels and their rows'
+    (the by-row view's) in turn; a labelled one and an unlabelled one are refused."""
+    import pandas as pd
+
+    from sashite_epin._tables import token_labels
+
+    def labelled_rows(texts: list[object], labels: pd.Index) -> object:
+        result = core.tokenize_many(texts, True, "mark")
+        rows = np.asarray(result.rows, dtype=np.intp)
+        return core.set_labels(result, token_labels(labels, rows, pd), labels)
+
+    a = labelled_rows(["K/q", None], pd.Index(["g1", "g2"]))
+    b = labelled_rows(["x^^", "p"], pd.Index(["g3", "g4"]))
+    joined = a + b
+    assert list(joined.labels) == ["g1", "g1", "g3", "g4"]
+    assert list(joined.by_row().labels) == ["g1", "g2", "g3", "g4"]
+    assert list(joined.by_row().to_pandas().index) == ["g1", "g2", "g3", "g4"]
+    assert list(joined.rows) == [0, 0, 2, 3]
+    with pytest.raises(ValueError, match=r"with labels .* and one without"):
+        a + core.tokenize_many(["K"], True)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import CORES, optional
+from conftest import CORES, Unavailable, optional
 
 from sashite_epin import Epin, ParseError, Pin, Reason
 from sashite_epin._corpora import EPIN_TOKENS, PLACEMENTS
@@ -420,8 +420,12 @@ def test_the_flat_export_is_the_tokens_with_row_and_offset(core: ModuleType, epi
     assert table.schema.field("row").type == table.schema.field("offset").type == pa.int64()
     assert table.column("row").to_pylist() == list(result.rows)
     assert table.column("offset").to_pylist() == list(result.offsets)
-    # The token's fields are what the same entries export without their places.
-    assert table.select(fields).equals(pa.table(result[:]))
+    # The token's fields are what the same entries export without their places, and a
+    # selection of every entry exports the same table.
+    without = core.parse_many([None if e is None else str(e) for e in result], epin, "mark")
+    assert table.select(fields).select(["abbr", "side", "state", "terminal"]).equals(
+        pa.table(without).select(["abbr", "side", "state", "terminal"]))  # fmt: skip
+    assert pa.table(result[:]).equals(table)
     assert len(result.invalid) and not all(table.column("valid").to_pylist())
 
 
@@ -534,6 +538,244 @@ def test_pandas_frames_align_with_the_input() -> None:
     multi = frame.set_index(pd.MultiIndex.from_arrays([frame.index, frame["game"]]))
     nested = Epin.tokenize_many(multi["placement"], errors="mark").by_row().to_pandas()
     assert nested.index.equals(multi.index)
+
+
+# -- Rows and offsets follow the entries: selections, valid(), sorted(), +, pickle ---------
+
+PLACED_TEXTS: list[object] = ["K^/8/+p", None, "x^^", "", "q'/K", "K^^", "8/r", None]
+
+
+def places(result: object) -> tuple[list[int], list[int]]:
+    return list(result.rows), list(result.offsets)  # type: ignore[attr-defined]
+
+
+def exported_places(result: object) -> list[list[int]]:
+    """Each export's row and offset columns: to_arrow, to_pandas, to_polars, the array
+    capsule and the stream capsule, each [rows, offsets]."""
+    arrow = result.to_arrow()  # type: ignore[attr-defined]
+    frame = result.to_pandas()  # type: ignore[attr-defined]
+    struct = pa.array(result)  # __arrow_c_array__
+    stream = pa.RecordBatchReader.from_stream(result).read_all()  # __arrow_c_stream__
+    got = [
+        [arrow.column("row").to_pylist(), arrow.column("offset").to_pylist()],
+        [frame["row"].tolist(), frame["offset"].tolist()],
+        [struct.field("row").to_pylist(), struct.field("offset").to_pylist()],
+        [stream.column("row").to_pylist(), stream.column("offset").to_pylist()],
+    ]
+    if not isinstance(polars, Unavailable):
+        table = result.to_polars()  # type: ignore[attr-defined]
+        got.append([table["row"].to_list(), table["offset"].to_list()])
+    return got
+
+
+def assert_places(result: object, rows: list[int], offsets: list[int]) -> None:
+    """The result's rows and offsets are these, and every export says the same, under
+    the schema of a whole tokenize_many result."""
+    assert places(result) == (rows, offsets)
+    for exported in exported_places(result):
+        assert exported == [rows, offsets]
+    assert pa.schema(result) == pa.schema(EMPTY_PLACED[result.notation])  # type: ignore[attr-defined]
+
+
+EMPTY_PLACED = {"EPIN": Epin.tokenize_many([]), "PIN": Pin.tokenize_many([])}
+
+SELECTIONS: list[object] = [
+    slice(None, None, -1),
+    slice(1, None, 3),
+    slice(-2, 0, -2),
+    slice(5, 5),
+    [4, 0, -1, 4],
+    [],
+    range(2, 6),
+    np.array([6, 0, 3, -2, 3], dtype=np.int64),
+    np.array([1, 2], dtype=np.int32),
+    np.array([6, 6, 0], dtype=np.uint16),
+    np.array([0, -1], dtype=np.int8),
+]
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_a_selection_keeps_each_entrys_row_and_offset(core: ModuleType, epin: bool) -> None:
+    whole = core.tokenize_many(PLACED_TEXTS, epin, "mark")
+    rows, offsets = places(whole)
+    count = len(whole)
+    assert count == 7 and len(whole.invalid) == 2
+    masks = [
+        np.arange(count) % 3 == 1,
+        [i % 2 == 0 for i in range(count)],
+        np.ones(count, bool),
+        np.zeros(count, bool),
+    ]
+    for key in [*SELECTIONS, *masks]:
+        picked = np.arange(count)[key if not isinstance(key, range) else list(key)].tolist()
+        part = whole[key]
+        assert records(part) == b"".join(records(whole[i : i + 1]) for i in picked)
+        assert_places(part, [rows[i] for i in picked], [offsets[i] for i in picked])
+        # A selection of a selection: the first one's places, picked again.
+        again = part[::-1]
+        assert_places(again, [rows[i] for i in picked][::-1], [offsets[i] for i in picked][::-1])
+        # What only the whole result has: its rows' grouping.
+        for name in ("row_offsets", "missing_rows"):
+            with pytest.raises(ValueError, match="no row grouping"):
+                getattr(part, name)
+        with pytest.raises(ValueError, match="no row grouping"):
+            part.by_row()
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_valid_and_sorted_keep_each_entrys_row_and_offset(core: ModuleType, epin: bool) -> None:
+    whole = core.tokenize_many(PLACED_TEXTS, epin, "mark")
+    rows, offsets = places(whole)
+    kept = [i for i in range(len(whole)) if i not in set(whole.invalid)]
+    valid = whole.valid()
+    assert_places(valid, [rows[i] for i in kept], [offsets[i] for i in kept])
+    with pytest.raises(ValueError, match="no row grouping"):
+        valid.by_row()
+    clean = core.tokenize_many(["q'/K^", "8/+p/K", None, "r/P"], epin)
+    assert clean.valid() is clean  # nothing marked: the whole result itself
+    rows, offsets = places(clean)
+    codes = list(clean.codes())
+    order = sorted(range(len(clean)), key=lambda i: codes[i])  # stable, by code
+    ordered = clean.sorted()
+    assert list(ordered.codes()) == sorted(codes)
+    assert_places(ordered, [rows[i] for i in order], [offsets[i] for i in order])
+
+
+@pytest.mark.parametrize("epin", [True, False], ids=["EPIN", "PIN"])
+def test_a_concatenation_numbers_its_rows_as_one_read_of_all_texts(
+    core: ModuleType, epin: bool
+) -> None:
+    """Whole results join into what one tokenize_many of their texts in turn gives:
+    grouping, missing rows, by-row export and all; a selection among the parts makes a
+    selection, its rows still numbered after the earlier parts' texts."""
+    first, second, third = PLACED_TEXTS[:3], PLACED_TEXTS[3:], ["K", None]
+    parts = [core.tokenize_many(texts, epin, "mark") for texts in (first, second, third)]
+    want = core.tokenize_many(first + second + third, epin, "mark")
+    joined = parts[0] + parts[1] + parts[2]
+    assert records(joined) == records(want)
+    assert list(joined.invalid) == list(want.invalid)
+    assert (joined.row_offsets, joined.missing_rows) == (want.row_offsets, want.missing_rows)
+    assert_places(joined, *places(want))
+    assert pa.table(joined.by_row()).equals(pa.table(want.by_row()))
+    assert pa.table(sum(parts[1:], parts[0])).equals(pa.table(want))
+    # A selection on either side: each entry's row and offset, no grouping.
+    rows, offsets = places(want)
+    mixed = parts[0][::-1] + parts[1] + parts[2][:1]
+    n0, n1 = len(parts[0]), len(parts[1])
+    picked = [*range(n0)][::-1] + [n0 + i for i in range(n1)] + [n0 + n1]
+    assert_places(mixed, [rows[i] for i in picked], [offsets[i] for i in picked])
+    with pytest.raises(ValueError, match="no row grouping"):
+        mixed.by_row()
+    again = pickle.loads(pickle.dumps(mixed))
+    assert_places(again, [rows[i] for i in picked], [offsets[i] for i in picked])
+    # The rows of `+` count every text of a selection's source, picked or not.
+    assert list((parts[0][:1] + parts[1][:1]).rows) == [0, len(first) + 1]  # after the empty text
+
+
+@pytest.mark.parametrize("empty", [False, True])
+def test_a_tokenize_result_and_a_parse_result_do_not_concatenate(
+    core: ModuleType, empty: bool
+) -> None:
+    placed = core.tokenize_many(["K/q"], True)
+    parsed = core.parse_many([] if empty else ["K"], True)
+    for a, b in ((placed, parsed), (parsed, placed), (placed[::-1], parsed)):
+        with pytest.raises(ValueError, match="tokenize_many result and a parse_many result"):
+            a + b
+
+
+def test_a_pickle_keeps_a_selections_places_and_checks_them(core: ModuleType) -> None:
+    whole = core.tokenize_many(PLACED_TEXTS, True, "mark")
+    for part in (whole[::-2], whole.valid(), whole[np.array([3, 3, 0])], whole + whole[:2]):
+        again = pickle.loads(pickle.dumps(part))
+        assert again == part
+        assert places(again) == places(part)
+        assert pa.table(again).equals(pa.table(part))
+    part = whole[[0, 6]]
+    data = records(part)  # rows 0 and 6 of 8 texts, offsets 0 and 2
+    assert places(part) == ([0, 6], [0, 2])
+    good = ([0, 2], None, None, None, [0, 6], 8)
+    assert places(core.rebuild_token_array(True, data, [], None, good)) == ([0, 6], [0, 2])
+    lies = [
+        ([0], None, None, None, [0, 6], 8),  # an offset short
+        ([0, 0], None, None, None, [0], 8),  # a row short
+        ([0, 0, 0], None, None, None, [0, 6, 1], 8),  # one too many
+        ([0, -1], None, None, None, [0, 6], 8),  # a negative offset
+        ([0, 0], None, None, None, [0, -6], 8),  # a negative row
+        ([0, 0], None, None, None, [0, 8], 8),  # a row past the texts
+        ([0, 0], None, None, None, [0, 6], -1),  # fewer than no texts
+        ([0, 0], None, None, None, [0, 6], 8.0),  # texts not an int
+        ([0, 0], None, None, None, [0, 6], "8"),
+        ([0, 0], [0, 2], None, None, [0, 6], 8),  # a grouping beside per-entry rows
+        ([0, 0], None, [1], None, [0, 6], 8),
+        ([0, 0], None, None, pd.Index([1] * 8), [0, 6], 8),
+        ([0, 0], None, None, None, [0, 2**63], 8),
+        ([0, 0], None, None, None, None, 8),
+        ([0, 0], None, None, None, [0, 6]),  # five parts: no layout's form
+        ([0, 0], [0, 1, 2], [], None, [0, 1]),
+        7,
+        "layout",
+    ]
+    for lie in lies:
+        with pytest.raises(ValueError, match="layout"):
+            core.rebuild_token_array(True, data, [], None, lie)
+
+
+def test_an_export_refuses_rows_and_offsets_changed_since(core: ModuleType) -> None:
+    """The arrays ``offsets`` and ``row_offsets`` give are the result's own: changed
+    afterwards, the export says so (ValueError) rather than read past their ends."""
+    for change in ("shorter offsets", "longer offsets", "ranges", "missing"):
+        whole = core.tokenize_many(PLACED_TEXTS, True, "mark")
+        if change == "shorter offsets":
+            whole.offsets.pop()
+        elif change == "longer offsets":
+            whole.offsets.append(0)
+        elif change == "ranges":
+            whole.row_offsets[2] = 10**6
+        else:
+            whole.missing_rows.append(10**6)
+        for export in (pa.table, pa.array, lambda r: pa.table(r.by_row())):
+            with pytest.raises(ValueError, match="rows and offsets"):
+                export(whole)
+        if change == "ranges":
+            with pytest.raises(ValueError, match="rows and offsets"):
+                whole.rows  # noqa: B018 - the property is the call
+    part = core.tokenize_many(PLACED_TEXTS, True, "mark")[::-1]
+    part.offsets.pop()
+    with pytest.raises(ValueError, match="rows and offsets"):
+        pa.table(part)
+
+
+@pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
+def test_both_cores_place_every_operations_entries_alike() -> None:
+    def made(core: ModuleType) -> list[object]:
+        whole = core.tokenize_many(PLACED_TEXTS, True, "mark")
+        other = core.tokenize_many(["+p/K^", None], True, "mark")
+        return [
+            whole[::-1], whole[np.array([5, 0, -1])], whole[whole.valid_mask()], whole.valid(),
+            whole + other, whole[1:] + other, other.sorted(),
+            pickle.loads(pickle.dumps(whole[::3])),
+        ]  # fmt: skip
+
+    for ours, twin in zip(made(CORES[0]), made(CORES[-1]), strict=True):
+        assert pa.table(ours).equals(pa.table(twin))
+        assert places(ours) == places(twin)
+
+
+def test_a_labelled_selection_joins_back_to_its_texts() -> None:
+    games = pd.DataFrame(
+        {"placement": ["K^/8/+p", "x^^", None, "q'/K"]}, index=["g1", "g2", "g3", "g4"]
+    )
+    placed = Epin.tokenize_many(games["placement"], errors="mark")
+    valid = placed.valid().to_pandas()
+    assert list(valid.index) == ["g1", "g1", "g4", "g4"]
+    assert valid["row"].tolist() == [0, 0, 3, 3]
+    assert valid["offset"].tolist() == [0, 5, 0, 3]
+    joined = valid.join(games)
+    for label, token, offset in zip(joined.index, joined["token"], joined["offset"], strict=True):
+        assert games.loc[label, "placement"][offset:].startswith(token)
+    assert list(games.index.take(valid["row"])) == list(valid.index)
+    reversed_ = placed[::-1].to_pandas()
+    assert list(reversed_.index) == list(games.index.take(reversed_["row"]))
 
 
 def test_polars_and_duckdb_read_both_exports() -> None:

@@ -245,7 +245,9 @@ cdef class TokenArray:
     # _marks.MarkedTexts (the same as columns)
     cdef object _rejected
     cdef object _labels        # the input's pandas Index, or None
-    cdef object _layout        # tokenize_many's (offsets, row_offsets, missing rows), or None
+    # tokenize_many's (offsets, row_offsets, missing rows, row labels), a selection's
+    # (offsets, None, None, None, rows, texts) (see _marks), or None
+    cdef object _layout
     cdef Py_ssize_t view_shape[1]
     cdef Py_ssize_t view_strides[1]
 
@@ -274,27 +276,45 @@ cdef class TokenArray:
     @property
     def offsets(self):
         """``tokenize_many``'s: each token's offset in its text (characters from 0), as
-        array('q'); None for other results (and for a selection of one)."""
+        array('q'), following the entries through selections and ``+``; None for other
+        results."""
         return None if self._layout is None else self._layout[0]
 
     @property
     def row_offsets(self):
         """``tokenize_many``'s: the token range of each text, Arrow-style (array('q') of
         texts + 1 entries: text i's tokens are entries ``row_offsets[i]`` up to
-        ``row_offsets[i + 1]``); None for other results."""
-        return None if self._layout is None else self._layout[1]
+        ``row_offsets[i + 1]``); None for other results.  A selection of one has no
+        such grouping (ValueError): its ``rows`` and ``offsets`` say where each entry
+        came from."""
+        if self._layout is None:
+            return None
+        if len(self._layout) != 4:
+            raise ValueError(_marks.NO_GROUPING.format("row_offsets"))
+        return self._layout[1]
 
     @property
     def rows(self):
-        """``tokenize_many``'s: each token's text (its row), as array('q'); None for
-        other results."""
-        return None if self._layout is None else rows_of(self._layout[1])
+        """``tokenize_many``'s: each token's text (its row), as array('q'), following
+        the entries through selections and ``+`` (a later part's rows numbered after
+        the earlier parts' texts); None for other results."""
+        if self._layout is None:
+            return None
+        if len(self._layout) != 4:
+            return new_array("q", self._layout[4])
+        check_ranges(self._layout[1], self.count)  # rows_of writes by them
+        return rows_of(self._layout[1])
 
     @property
     def missing_rows(self):
         """``tokenize_many``'s: the rows whose text was missing (None, NaN, pandas.NA),
-        as array('q'): they hold no token; None for other results."""
-        return None if self._layout is None else self._layout[2]
+        as array('q'): they hold no token; None for other results, ValueError for a
+        selection of one (it has no row grouping)."""
+        if self._layout is None:
+            return None
+        if len(self._layout) != 4:
+            raise ValueError(_marks.NO_GROUPING.format("missing_rows"))
+        return self._layout[2]
 
     @property
     def invalid(self):
@@ -406,13 +426,16 @@ cdef class TokenArray:
                         self._rejected, self._invalid,
                         PyBytes_FromStringAndSize(<const char*>row, 8 * marked))
             part._labels = _marks.take_labels(self._labels, positions)
+            if self._layout is not None:
+                part._layout = _marks.take_layout(self._layout, positions)
             return part
         finally:
             free(block)
             PyBuffer_Release(&view)
 
     def valid(self):
-        """A new TokenArray of the entries not marked invalid, in order."""
+        """A new TokenArray of the entries not marked invalid, in order (with their
+        labels, rows and offsets; itself where none is marked)."""
         cdef TokenArray result
         cdef Py_ssize_t i, k = 0
         if not len(self._invalid):
@@ -423,10 +446,16 @@ cdef class TokenArray:
                 memcpy(result.records + 5 * k, self.records + 5 * i, 5)
                 k += 1
         result._labels = _marks.valid_labels(self._labels, self)
+        if self._layout is not None:
+            result._layout = _marks.valid_layout(self._layout, self)
         return result
 
     def __add__(self, other):
-        """The entries of both, in order (same notation only)."""
+        """The entries of both, in order (same notation only).  Labels are joined as
+        pandas' ``Index.append`` joins them, refused (ValueError) where one side has
+        none or their depths differ; rows and offsets are kept, the other's rows
+        numbered after this one's texts, refused (ValueError) between a tokenize_many
+        result and a parse_many one (see the guide)."""
         if not isinstance(other, TokenArray):
             return NotImplemented
         if (<TokenArray>other).epin != self.epin:
@@ -447,6 +476,8 @@ cdef class TokenArray:
         if marked:
             part._invalid = new_array("q", marked)
         part._labels = _marks.take_labels(self._labels, indices)
+        if self._layout is not None:
+            part._layout = _marks.take_layout(self._layout, indices)
         return part
 
     cdef dict rejected_by_index(self):
@@ -613,8 +644,10 @@ cdef class TokenArray:
                 for i in range(start, start + count[code]):
                     memcpy(result.records + 5 * i, record_of[code], 8)
                 start += count[code]
-        if self._labels is not None:
-            result._labels = _marks.sorted_labels(self._labels, self.codes())
+        if self._labels is not None or self._layout is not None:
+            codes = self.codes()
+            result._labels = _marks.sorted_labels(self._labels, codes)
+            result._layout = _marks.sorted_layout(self._layout, codes)
         return result
 
     def __eq__(self, other):
@@ -664,7 +697,9 @@ cdef class TokenArray:
 
     def by_row(self):
         """``tokenize_many``'s result as one entry per input row (a ``TokenRows``):
-        exported as a list of the row's tokens, null where the text was missing."""
+        exported as a list of the row's tokens, null where the text was missing.  The
+        whole result's only (and that of ``+`` of whole results): a selection of one
+        has no row grouping (ValueError)."""
         from sashite_epin import _frames  # with the class it makes
         shape_of(self, True)  # only tokenize_many's results have rows
         return _frames.TokenRows(self, self._layout[3])
@@ -1047,6 +1082,9 @@ cdef TokenArray concatenate(list parts, bint epin):
         result._invalid = array_of_bytes("q", data)
         result._rejected = _marks.joined(rejected)
     result._labels = _marks.joined_labels([part._labels for part in parts])
+    layouts = [part._layout for part in parts]
+    if layouts.count(None) != len(layouts):
+        result._layout = _marks.joined_layout(layouts)
     return result
 
 
@@ -1057,7 +1095,8 @@ def set_labels(TokenArray result, labels, row_labels=None):
     if labels is not None and len(labels) != result.count:
         raise ValueError(f"{len(labels)} labels for {result.count} entries")
     if row_labels is not None:
-        if result._layout is None or len(row_labels) != len(result._layout[1]) - 1:
+        if (result._layout is None or len(result._layout) != 4
+                or len(row_labels) != len(result._layout[1]) - 1):
             raise ValueError("row labels need a tokenize_many result with as many rows")
         result._layout = (*result._layout[:3], row_labels)
     result._labels = labels

@@ -56,7 +56,9 @@ class TokenArray:
     _invalid: array[int]
     _rejected: list[Rejected]
     _labels: Any
-    _layout: Any  # tokenize_many's (offsets, row_offsets, missing rows), or None
+    # tokenize_many's (offsets, row_offsets, missing rows, row labels), a selection's
+    # (offsets, None, None, None, rows, texts) (see _marks), or None
+    _layout: Any
 
     @classmethod
     def _make(
@@ -83,27 +85,45 @@ class TokenArray:
     @property
     def offsets(self) -> array[int] | None:
         """``tokenize_many``'s: each token's offset in its text (characters from 0), as
-        array('q'); None for other results (and for a selection of one)."""
+        array('q'), following the entries through selections and ``+``; None for other
+        results."""
         return None if self._layout is None else self._layout[0]
 
     @property
     def row_offsets(self) -> array[int] | None:
         """``tokenize_many``'s: the token range of each text, Arrow-style (array('q') of
         texts + 1 entries: text i's tokens are entries ``row_offsets[i]`` up to
-        ``row_offsets[i + 1]``); None for other results."""
-        return None if self._layout is None else self._layout[1]
+        ``row_offsets[i + 1]``); None for other results.  A selection of one has no
+        such grouping (ValueError): its ``rows`` and ``offsets`` say where each entry
+        came from."""
+        if self._layout is None:
+            return None
+        if not _marks.is_grouped(self._layout):
+            raise ValueError(_marks.NO_GROUPING.format("row_offsets"))
+        return self._layout[1]  # type: ignore[no-any-return]
 
     @property
     def rows(self) -> array[int] | None:
-        """``tokenize_many``'s: each token's text (its row), as array('q'); None for
-        other results."""
-        return None if self._layout is None else rows_of(self._layout[1])
+        """``tokenize_many``'s: each token's text (its row), as array('q'), following
+        the entries through selections and ``+`` (a later part's rows numbered after
+        the earlier parts' texts); None for other results."""
+        if self._layout is None:
+            return None
+        if not _marks.is_grouped(self._layout):
+            return array("q", self._layout[4])
+        _marks.check_ranges(self._layout[1], len(self))  # as the compiled core does
+        return rows_of(self._layout[1])
 
     @property
     def missing_rows(self) -> array[int] | None:
         """``tokenize_many``'s: the rows whose text was missing (None, NaN, pandas.NA),
-        as array('q'): they hold no token; None for other results."""
-        return None if self._layout is None else self._layout[2]
+        as array('q'): they hold no token; None for other results, ValueError for a
+        selection of one (it has no row grouping)."""
+        if self._layout is None:
+            return None
+        if not _marks.is_grouped(self._layout):
+            raise ValueError(_marks.NO_GROUPING.format("missing_rows"))
+        return self._layout[2]  # type: ignore[no-any-return]
 
     @property
     def notation(self) -> Literal["PIN", "EPIN"]:
@@ -161,22 +181,29 @@ class TokenArray:
         records = b"".join(self._records[5 * i : 5 * i + 5] for i in picked)
         rejected = dict(zip(self._invalid, self._rejected, strict=True))
         marked = [(k, rejected[i]) for k, i in enumerate(picked) if self._records[5 * i] == 0]
-        return TokenArray._make(
+        result = TokenArray._make(
             self._epin,
             records,
             [k for k, _ in marked],
             [r for _, r in marked],
             _marks.take_labels(self._labels, picked),
         )
+        result._layout = _marks.take_layout(self._layout, picked)
+        return result
 
     def valid(self) -> TokenArray:
-        """A new TokenArray of the entries not marked invalid, in order."""
+        """A new TokenArray of the entries not marked invalid, in order (with their
+        labels, rows and offsets; itself where none is marked)."""
         if not len(self._invalid):
             return self
         return self._take([i for i in range(len(self)) if self._records[5 * i]])
 
     def __add__(self, other: object) -> TokenArray:
-        """The entries of both, in order (same notation only)."""
+        """The entries of both, in order (same notation only).  Labels are joined as
+        pandas' ``Index.append`` joins them, refused (ValueError) where one side has
+        none or their depths differ; rows and offsets are kept, the other's rows
+        numbered after this one's texts, refused (ValueError) between a tokenize_many
+        result and a parse_many one (see the guide)."""
         if not isinstance(other, TokenArray):
             return NotImplemented
         if other._epin != self._epin:
@@ -200,13 +227,15 @@ class TokenArray:
         hand order; ValueError if any entry is marked invalid."""
         self._check_complete()
         order = sorted(range(len(self)), key=self._code)
-        return TokenArray._make(
+        result = TokenArray._make(
             self._epin,
             b"".join(self._records[5 * i : 5 * i + 5] for i in order),
             [],
             [],
             _marks.take_labels(self._labels, order),
         )
+        result._layout = _marks.take_layout(self._layout, order)
+        return result
 
     def to_bytes(self, sep: bytes = b"\n") -> bytes:
         """The tokens joined by ``sep`` (bytes): what parse_many read, for single
@@ -245,8 +274,8 @@ class TokenArray:
 
     # -- Arrow: the PyCapsule interface (see _export_py.py for the columns) ---------------
     def _arrow(self, by_row: bool = False) -> Any:
-        if by_row and self._layout is None:
-            raise ValueError("only tokenize_many's results have rows: by_row() exports those")
+        if by_row:
+            self._check_grouped()
         codes = self.codes()
         tokens = [None if c == CODE_NONE else format_code(c) for c in codes]
         array = _export_py.struct_array(
@@ -254,14 +283,22 @@ class TokenArray:
         )
         if self._layout is None:
             return array
+        _marks.check_placed(self._layout, len(self))
         return _export_py.placed(array, self._layout, None if by_row else self.rows)
 
     def by_row(self) -> _frames.TokenRows:
         """``tokenize_many``'s result as one entry per input row (a ``TokenRows``):
-        exported as a list of the row's tokens, null where the text was missing."""
+        exported as a list of the row's tokens, null where the text was missing.  The
+        whole result's only (and that of ``+`` of whole results): a selection of one
+        has no row grouping (ValueError)."""
+        self._check_grouped()
+        return _frames.TokenRows(self, self._layout[3])
+
+    def _check_grouped(self) -> None:
         if self._layout is None:
             raise ValueError("only tokenize_many's results have rows: by_row() exports those")
-        return _frames.TokenRows(self, self._layout[3])
+        if not _marks.is_grouped(self._layout):
+            raise ValueError(_marks.NO_GROUPING.format("by_row()"))
 
     def _by_row_arrow(self, what: str) -> Any:
         """by_row()'s Arrow capsules: "schema", "array" (schema and array), "stream"."""
@@ -382,7 +419,10 @@ def concatenate(parts: Sequence[TokenArray], epin: bool) -> TokenArray:
         rejected += part._rejected
         at += len(part)
     labels = _marks.joined_labels([p._labels for p in parts])
-    return TokenArray._make(epin, b"".join(p._records for p in parts), invalid, rejected, labels)
+    layout = _marks.joined_layout([p._layout for p in parts])
+    result = TokenArray._make(epin, b"".join(p._records for p in parts), invalid, rejected, labels)
+    result._layout = layout
+    return result
 
 
 def set_labels(result: TokenArray, labels: Any, row_labels: Any = None) -> TokenArray:
@@ -392,7 +432,8 @@ def set_labels(result: TokenArray, labels: Any, row_labels: Any = None) -> Token
     if labels is not None and len(labels) != len(result):
         raise ValueError(f"{len(labels)} labels for {len(result)} entries")
     if row_labels is not None:
-        if result._layout is None or len(row_labels) != len(result._layout[1]) - 1:
+        layout = result._layout
+        if not _marks.is_grouped(layout) or len(row_labels) != len(layout[1]) - 1:
             raise ValueError("row labels need a tokenize_many result with as many rows")
         result._layout = (*result._layout[:3], row_labels)
     result._labels = labels

@@ -883,6 +883,77 @@ cdef struct Places:  # tokenize_many's layout, as the export reads it
     int64_t rows
     const int64_t* missing       # the rows whose text was missing, ascending
     int64_t missing_count
+    const int64_t* entry_rows    # a selection's: each token's row (NULL where empty)
+    bint per_entry               # whether the rows are entry_rows (else by row_offsets)
+
+
+cdef bint ranges_ok(const int64_t* ranges, int64_t rows, int64_t count) noexcept nogil:
+    """Whether rows + 1 token ranges run from 0 to count, never going back."""
+    cdef int64_t r
+    if rows < 0 or ranges[0] != 0 or ranges[rows] != count:
+        return False
+    for r in range(rows):
+        if ranges[r + 1] < ranges[r]:
+            return False
+    return True
+
+
+cdef bint all_below(const int64_t* values, int64_t n, int64_t limit) noexcept nogil:
+    """Whether each of n values is from 0 to below limit."""
+    cdef int64_t i
+    for i in range(n):
+        if <uint64_t>values[i] >= <uint64_t>limit:
+            return False
+    return True
+
+
+cdef int check_ranges(object row_offsets, Py_ssize_t count) except -1:
+    """ValueError unless a whole result's row_offsets (its own array, which a caller
+    could have changed) still describe its count entries: read before C writes by them."""
+    cdef int64_t rows = len(row_offsets) - 1
+    cdef const int64_t* ranges
+    cdef bint ok = rows >= 0
+    if ok:
+        ranges = <const int64_t*>array_address(row_offsets)
+        with nogil:
+            ok = ranges_ok(ranges, rows, count)
+    if not ok:
+        raise ValueError(_marks.LYING_LAYOUT)
+    return 0
+
+
+cdef int set_places(Places* places, TokenArray tokens) except -1:
+    """The export's view of a result's layout, checked first (the arrays are the
+    result's own, which a caller could have changed since): ValueError where they no
+    longer describe its entries, rather than a read past their ends."""
+    cdef object layout = tokens._layout
+    cdef bint ok
+    offsets = layout[0]
+    if len(offsets) != tokens.count:
+        raise ValueError(_marks.LYING_LAYOUT)
+    places.offsets = <const int64_t*>array_address(offsets)
+    if len(layout) != 4:  # a selection's: each entry's row
+        entry_rows, texts = layout[4], layout[5]
+        if len(entry_rows) != tokens.count:
+            raise ValueError(_marks.LYING_LAYOUT)
+        places.entry_rows = <const int64_t*>array_address(entry_rows)
+        places.per_entry = True
+        places.rows = texts
+        with nogil:
+            ok = all_below(places.entry_rows, tokens.count, places.rows)
+        if not ok:
+            raise ValueError(_marks.LYING_LAYOUT)
+        return 0
+    check_ranges(layout[1], tokens.count)
+    places.row_offsets = <const int64_t*>array_address(layout[1])
+    places.rows = len(layout[1]) - 1
+    places.missing = <const int64_t*>array_address(layout[2])
+    places.missing_count = len(layout[2])
+    with nogil:
+        ok = all_below(places.missing, places.missing_count, places.rows)
+    if not ok:
+        raise ValueError(_marks.LYING_LAYOUT)
+    return 0
 
 
 cdef int int64_field(ArrowArray* out, int64_t n, int64_t** values) noexcept nogil:
@@ -910,7 +981,10 @@ cdef int fill_places(ArrowArray* out, int first, int64_t n, const Places* places
     if with_row:
         if int64_field(node_child(out, first), n, &values) < 0:
             return -1
-        fill_rows(values, places.row_offsets, places.rows)
+        if places.per_entry:
+            memcpy(values, places.entry_rows, 8 * n)
+        else:
+            fill_rows(values, places.row_offsets, places.rows)
         first += 1
     if int64_field(node_child(out, first), n, &values) < 0:
         return -1
@@ -958,10 +1032,13 @@ cdef object schema_capsule(int shape):
 
 
 cdef int shape_of(TokenArray tokens, bint nested) except -1:
-    """The export's shape: by row (nested) only for tokenize_many's results."""
+    """The export's shape: by row (nested) only for tokenize_many's whole results (a
+    selection of one keeps each entry's row and offset, not the rows' grouping)."""
     if nested and tokens._layout is None:
         raise ValueError("only tokenize_many's results have rows: by_row() exports "
                          "those")
+    if nested and len(tokens._layout) != 4:
+        raise ValueError(_marks.NO_GROUPING.format("by_row()"))
     if nested:
         return tokens.epin | SHAPE_NESTED
     return tokens.epin | (SHAPE_PLACED if tokens._layout is not None else 0)
@@ -994,13 +1071,9 @@ cdef object array_capsule(TokenArray tokens, int shape):
     if 4 * tokens.count + len(texts) >= (1 << 31) - 1:
         raise OverflowError("the tokens of this TokenArray do not fit one Arrow utf8 column "
                             "(2 GiB of text)")
-    places = Places(NULL, NULL, 0, NULL, 0)
+    places = Places(NULL, NULL, 0, NULL, 0, NULL, False)
     if shape & (SHAPE_PLACED | SHAPE_NESTED):  # arrays the result holds, never resized
-        places.offsets = <const int64_t*>array_address(tokens._layout[0])
-        places.row_offsets = <const int64_t*>array_address(tokens._layout[1])
-        places.rows = len(tokens._layout[1]) - 1
-        places.missing = <const int64_t*>array_address(tokens._layout[2])
-        places.missing_count = len(tokens._layout[2])
+        set_places(&places, tokens)
     with nogil:
         if shape & SHAPE_NESTED:
             status = fill_nested(array, tokens.records, tokens.count, tokens.epin, &marked,

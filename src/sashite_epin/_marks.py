@@ -384,10 +384,30 @@ def sorted_labels(labels: Any, codes: Any) -> Any:
 
 
 def joined_labels(parts: Sequence[Any]) -> Any:
-    """The labels of concatenated results: all parts' labels in order, or None when any
-    part has none."""
-    if not parts or any(p is None for p in parts):
+    """The labels of concatenated results: all parts' labels in order (pandas'
+    ``Index.append``), or None when no part has any.  Refused (ValueError) where some
+    parts have labels and others none, and where their depths differ (a MultiIndex and
+    a plain Index, or MultiIndexes of different depths): no label can be made up for an
+    unlabelled entry that could not equal a real one (a RangeIndex repeats labels the
+    other part may have, and a join would then put rows on the wrong labels), and
+    ``Index.append`` would mix tuples and scalars in one object Index, which neither
+    part's frame can be joined on."""
+    if not parts:
         return None
+    have = [p is not None for p in parts]
+    if not any(have):
+        return None
+    if not all(have):
+        raise ValueError(
+            "a result with labels (read from a pandas index) and one without do not "
+            "concatenate: the unlabelled entries have no label to join on"
+        )
+    depths = {getattr(p, "nlevels", 1) for p in parts}
+    if len(depths) > 1:
+        raise ValueError(
+            f"results labelled by indexes of {' and '.join(map(str, sorted(depths)))} "
+            "levels do not concatenate: one index would mix tuples and scalars"
+        )
     return parts[0].append(list(parts[1:])) if len(parts) > 1 else parts[0]
 
 
@@ -439,11 +459,180 @@ class ErrorList(MadeWhenRead):
         return f"<{len(self)} errors of {self._notation} entries>"
 
 
+# -- layouts: where tokenize_many's entries came from, following them -----------------
+# A whole result's layout is (offsets, row_offsets, missing rows, row labels): its rows'
+# grouping.  A selection's (a slice, a mask, positions, valid(), sorted(), or a
+# concatenation of one) is (offsets, None, None, None, rows, texts): each entry's offset
+# and row kept as explicit arrays, and how many texts its rows number among, but no
+# grouping by row (its entries need not be in row order, nor hold every token of a row).
+NO_GROUPING = (
+    "a selection of a tokenize_many result has no row grouping (its entries need not "
+    "hold each row's tokens, in order): its rows and offsets are kept per entry; {} "
+    "needs the whole result"
+)
+
+
+def is_grouped(layout: Any) -> bool:
+    """Whether a layout is a whole result's (its rows' grouping known)."""
+    return layout is not None and len(layout) == 4
+
+
+def _int64s(values: Any) -> Any:
+    numpy = _numpy()
+    return numpy.frombuffer(values, numpy.int64) if len(values) else numpy.zeros(0, numpy.int64)
+
+
+def _column(values: Any) -> Any:
+    """An array('q') of a numpy integer array's values."""
+    from array import array
+
+    numpy = _numpy()
+    column = array("q")
+    column.frombytes(numpy.ascontiguousarray(values, numpy.int64).tobytes())
+    return column
+
+
+def layout_texts(layout: Any) -> int:
+    """How many texts a layout's rows number among."""
+    return len(layout[1]) - 1 if len(layout) == 4 else layout[5]
+
+
+def layout_rows(layout: Any) -> Any:
+    """Each entry's row, as a numpy int64 array."""
+    numpy = _numpy()
+    if len(layout) == 4:
+        row_offsets = _int64s(layout[1])
+        return numpy.repeat(numpy.arange(len(row_offsets) - 1), numpy.diff(row_offsets))
+    return _int64s(layout[4])
+
+
+def take_layout(layout: Any, positions: Any) -> Any:
+    """The layout of the entries a selection picks (positions: ints, a range or a numpy
+    integer array, each in range, negative from the end), or None: their offsets and
+    rows, per entry, with no grouping by row."""
+    if layout is None:
+        return None
+    numpy = _numpy()
+    if isinstance(positions, range):
+        at = numpy.arange(positions.start, positions.stop, positions.step, dtype=numpy.int64)
+    else:
+        # each in range (below 2**63), an empty list's float64 none
+        at = numpy.asarray(positions).reshape(-1).astype(numpy.int64, copy=False)
+    offsets = _int64s(layout[0])
+    rows = layout_rows(layout)
+    return (
+        _column(offsets.take(at)),
+        None,
+        None,
+        None,
+        _column(rows.take(at)),
+        layout_texts(layout),
+    )
+
+
+def valid_layout(layout: Any, result: object) -> Any:
+    """The layout of the valid entries, or None."""
+    if layout is None:
+        return None
+    numpy = _numpy()
+    return take_layout(layout, numpy.flatnonzero(valid_mask(result)))
+
+
+def sorted_layout(layout: Any, codes: Any) -> Any:
+    """The layout in the order ``sorted()`` puts the entries, or None."""
+    if layout is None:
+        return None
+    numpy = _numpy()
+    return take_layout(layout, numpy.argsort(numpy.asarray(codes), kind="stable"))
+
+
+def joined_layout(layouts: Sequence[Any]) -> Any:
+    """The layout of concatenated results, or None when no part has one.  The rows are
+    positions among the texts read, so a later part's are numbered after the earlier
+    parts' texts, as if one tokenize_many had read every part's texts in order: whole
+    results join into a whole result (its grouping and missing rows the parts' in
+    turn), any selection among them into a selection.  Refused (ValueError) where some
+    parts have a layout and others none (a tokenize_many result and a parse_many one):
+    the export's schema is the same whatever the data, and parse_many's entries have
+    no row or offset to put in it."""
+    if not layouts or all(layout is None for layout in layouts):
+        return None
+    if any(layout is None for layout in layouts):
+        raise ValueError(
+            "a tokenize_many result and a parse_many result do not concatenate: the "
+            "parse_many entries have no row or offset"
+        )
+    numpy = _numpy()
+    offsets = _column(numpy.concatenate([_int64s(layout[0]) for layout in layouts]))
+    texts = [layout_texts(layout) for layout in layouts]
+    first_texts = numpy.cumsum([0, *texts[:-1]])
+    if all(len(layout) == 4 for layout in layouts):
+        ranges = [_int64s(layout[1]) for layout in layouts]
+        first_entries = numpy.cumsum([0, *[r[-1] for r in ranges[:-1]]])
+        row_offsets = numpy.concatenate(
+            [numpy.zeros(1, numpy.int64)]
+            + [r[1:] + start for r, start in zip(ranges, first_entries, strict=True)]
+        )
+        missing = numpy.concatenate(
+            [numpy.zeros(0, numpy.int64)]
+            + [
+                _int64s(layout[2]) + start
+                for layout, start in zip(layouts, first_texts, strict=True)
+            ]
+        )
+        row_labels = joined_labels([layout[3] for layout in layouts])
+        return (offsets, _column(row_offsets), _column(missing), row_labels)
+    rows = numpy.concatenate(
+        [numpy.zeros(0, numpy.int64)]
+        + [layout_rows(layout) + start for layout, start in zip(layouts, first_texts, strict=True)]
+    )
+    return (offsets, None, None, None, _column(rows), int(sum(texts)))
+
+
+LYING_LAYOUT = "a result's rows and offsets do not describe its entries"
+
+
+def check_ranges(row_offsets: Any, count: int) -> None:
+    """ValueError unless a whole result's row_offsets (its own array, which a caller
+    could have changed) still run from 0 to its ``count`` entries, never going back."""
+    numpy = _numpy()
+    ranges = _int64s(row_offsets)
+    if not (
+        len(ranges)
+        and ranges[0] == 0
+        and ranges[-1] == count
+        and bool(numpy.all(ranges[1:] >= ranges[:-1]))
+    ):
+        raise ValueError(LYING_LAYOUT)
+
+
+def check_placed(layout: Any, count: int) -> None:
+    """Before an export reads a layout: ValueError unless its arrays still describe the
+    result's ``count`` entries (the arrays the properties give are the result's own,
+    and could have been changed since)."""
+    numpy = _numpy()
+    offsets = layout[0]
+    if len(layout) == 4:
+        check_ranges(layout[1], count)
+        missing, rows = _int64s(layout[2]), len(layout[1]) - 1
+        ok = bool(numpy.all((missing >= 0) & (missing < rows)))
+    else:
+        entry_rows = _int64s(layout[4])
+        ok = len(entry_rows) == count and bool(
+            numpy.all((entry_rows >= 0) & (entry_rows < layout[5]))
+        )
+    if not (ok and len(offsets) == count):
+        raise ValueError(LYING_LAYOUT)
+
+
 def checked_layout(layout: object, count: int) -> Any:
-    """tokenize_many's layout from a pickle, checked, never trusted: (offsets: one
-    non-negative offset per entry, row_offsets: rows + 1 entries from 0 to count, never
-    going back, missing: rows in range, increasing), each an array('q'), then the
-    rows' labels (a pandas Index of rows entries, or None); None stays None."""
+    """tokenize_many's layout from a pickle, checked, never trusted, in either form
+    (see above), each array an array('q'); None stays None.  A whole result's:
+    offsets (one non-negative offset per entry), row_offsets (rows + 1 entries from 0
+    to count, never going back), missing rows (in range, increasing, each an empty
+    row), then the rows' labels (a pandas Index of rows entries, or None).  A
+    selection's: offsets, rows (one each, from 0 to below texts) and texts (an int,
+    not negative)."""
     if layout is None:
         return None
     from array import array
@@ -451,6 +640,11 @@ def checked_layout(layout: object, count: int) -> Any:
 
     try:
         parts: list[Any] = list(layout)  # type: ignore[call-overload]
+    except TypeError:
+        parts = []
+    if len(parts) == 6:
+        return _checked_selection(parts, count)
+    try:
         labels = parts.pop() if len(parts) == 4 else None  # a layout without them too
         offsets, row_offsets, missing = (array("q", part) for part in parts)
     except (TypeError, ValueError, OverflowError):
@@ -459,7 +653,9 @@ def checked_layout(layout: object, count: int) -> Any:
         ) from None
     rows = len(row_offsets) - 1
     try:
-        labels_ok = labels is None or len(labels) == rows
+        labels_ok = labels is None or (
+            hasattr(labels, "take") and hasattr(labels, "append") and len(labels) == rows
+        )
     except TypeError:
         labels_ok = False
     ranges_ok = rows >= 0 and row_offsets[0] == 0 and row_offsets[-1] == count
@@ -475,6 +671,30 @@ def checked_layout(layout: object, count: int) -> Any:
     ):
         raise ValueError("layout does not describe these entries")
     return (offsets, row_offsets, missing, labels)
+
+
+def _checked_selection(parts: list[Any], count: int) -> Any:
+    from array import array
+
+    offsets, row_offsets, missing, labels, rows, texts = parts
+    try:
+        offsets, rows = array("q", offsets), array("q", rows)
+        texts_ok = type(texts) is int and texts >= 0
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(
+            "a selection's layout must be its offsets, rows and number of texts"
+        ) from None
+    if not (
+        row_offsets is None
+        and missing is None
+        and labels is None
+        and texts_ok
+        and len(offsets) == len(rows) == count
+        and all(o >= 0 for o in offsets)
+        and all(0 <= r < texts for r in rows)
+    ):
+        raise ValueError("layout does not describe these entries")
+    return (offsets, None, None, None, rows, texts)
 
 
 def joined(parts: list[Any]) -> Any:
