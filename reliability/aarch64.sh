@@ -22,15 +22,15 @@ cd "$(dirname "$0")/.."
 seconds=60
 [ "${1:-}" = "--seconds" ] && seconds=$2
 work="$PWD/build/aarch64"
+phase=${AARCH64_PHASE:-all}
+# AARCH64_PHASE=build fetches the arm64 CPython and wheels and cross-builds the core, and
+# stops (CI builds while its other checks run: mostly downloads); =test runs under qemu in
+# what a build phase made; unset, both.
+if [ "$phase" != test ]; then
 rm -rf "$work" && mkdir -p "$work/apt/lists/partial" "$work/debs" "$work/root" "$work/pkg"
 
 echo "== [${SECONDS}s] qemu-user, gcc-aarch64-linux-gnu (Debian)"
-for need in qemu-user gcc-aarch64-linux-gnu valgrind; do
-  dpkg -s "$need" >/dev/null 2>&1 || missing="${missing:-} $need"
-done
-if [ -n "${missing:-}" ]; then
-  apt-get update -q >/dev/null && apt-get install -y -q $missing >/dev/null
-fi
+bash .ci/packages qemu-user gcc-aarch64-linux-gnu valgrind
 
 echo "== [${SECONDS}s] an arm64 CPython from Debian's packages, unpacked into $work/root"
 # A list of sources of this machine's own release, for arm64 only, kept in $work: the
@@ -54,6 +54,29 @@ apt-get "${apt[@]}" update -q >/dev/null
   libuuid1 libsqlite3-0 libncursesw6 libtinfo6 libreadline8 libcrypt1 libdb5.3 libgdbm6 \
   libnsl2 libtirpc3 >/dev/null 2>&1)
 for deb in "$work"/debs/*.deb; do dpkg-deb -x "$deb" "$work/root"; done
+echo "== [${SECONDS}s] the test dependencies' aarch64 wheels (PyPI)"
+pip_platforms=()
+for tag in manylinux_2_17_aarch64 manylinux2014_aarch64 manylinux_2_28_aarch64; do
+  pip_platforms+=(--platform "$tag")
+done
+if ! python3 -m pip install -q --disable-pip-version-check --target "$work/site" \
+    "${pip_platforms[@]}" --python-version 3.11 --implementation cp --only-binary=:all: \
+    "pytest>=8" "pytest-xdist>=3" "numpy>=1.26" "pyarrow>=18" "hypothesis>=6.100" \
+    "pandas>=3" "nanoarrow>=0.6" >"$work/pip.log" 2>&1; then
+  cat "$work/pip.log"
+  exit 1
+fi
+
+echo "== [${SECONDS}s] the compiled core for aarch64 (gcc-aarch64-linux-gnu, -Wall -Wextra -Werror)"
+cython -3 src/sashite_epin/_core_c.pyx -o "$work/core_c.c"
+mkdir -p "$work/pkg/sashite_epin"
+cp src/sashite_epin/*.py src/sashite_epin/*.pyi src/sashite_epin/py.typed "$work/pkg/sashite_epin/"
+aarch64-linux-gnu-gcc -O3 -Wall -Wextra -Werror -fPIC -shared "$work/core_c.c" \
+  -I"$work/root/usr/include/python3.11" -I"$work/root/usr/include" -Isrc/sashite_epin \
+  -o "$work/pkg/sashite_epin/_core_c.cpython-311-aarch64-linux-gnu.so"
+fi
+[ "$phase" = build ] && exit 0
+
 export QEMU_LD_PREFIX="$work/root"
 py=("qemu-aarch64" "$work/root/usr/bin/python3.11")
 "${py[@]}" -c 'import platform, sys; print(sys.version.split()[0], platform.machine())'
@@ -76,26 +99,6 @@ else
   echo "binfmt_misc is not available: tests that start a process of their own are left out"
 fi
 
-echo "== [${SECONDS}s] the test dependencies' aarch64 wheels (PyPI)"
-pip_platforms=()
-for tag in manylinux_2_17_aarch64 manylinux2014_aarch64 manylinux_2_28_aarch64; do
-  pip_platforms+=(--platform "$tag")
-done
-if ! python3 -m pip install -q --disable-pip-version-check --target "$work/site" \
-    "${pip_platforms[@]}" --python-version 3.11 --implementation cp --only-binary=:all: \
-    "pytest>=8" "pytest-xdist>=3" "numpy>=1.26" "pyarrow>=18" "hypothesis>=6.100" \
-    "pandas>=3" "nanoarrow>=0.6" >"$work/pip.log" 2>&1; then
-  cat "$work/pip.log"
-  exit 1
-fi
-
-echo "== [${SECONDS}s] the compiled core for aarch64 (gcc-aarch64-linux-gnu, -Wall -Wextra -Werror)"
-cython -3 src/sashite_epin/_core_c.pyx -o "$work/core_c.c"
-mkdir -p "$work/pkg/sashite_epin"
-cp src/sashite_epin/*.py src/sashite_epin/*.pyi src/sashite_epin/py.typed "$work/pkg/sashite_epin/"
-aarch64-linux-gnu-gcc -O3 -Wall -Wextra -Werror -fPIC -shared "$work/core_c.c" \
-  -I"$work/root/usr/include/python3.11" -I"$work/root/usr/include" -Isrc/sashite_epin \
-  -o "$work/pkg/sashite_epin/_core_c.cpython-311-aarch64-linux-gnu.so"
 export PYTHONPATH="$work/pkg:$work/site"
 "${py[@]}" - <<'PY'
 import platform

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Free-threaded CPython: the suite with the GIL off, and a thread storm.
+# Free-threaded CPython: the suite's thread and shared-state tests with the GIL off, and
+# a thread storm.
 #
 #   bash reliability/freethreaded.sh            # build/freethreaded: interpreter + venv
 #
@@ -9,22 +10,24 @@
 # PYTHON_GIL=0 and warnings as errors:
 #   - the import under -W error (a module that does not declare free-threading support
 #     turns the GIL back on with a RuntimeWarning);
-#   - the suite on the compiled core and on the twin (tests needing a library with no
-#     free-threaded wheel skip themselves);
+#   - on the compiled core, every test file that reaches what the GIL being off changes
+#     (FREE_THREADED_TESTS below), and on the twin its shared state (tests needing a
+#     library with no free-threaded wheel skip themselves);
 #   - tests/test_threads.py again, its storm made longer.
+# FREETHREADED_PHASE=build makes the interpreter and the venv and stops (CI builds it
+# while its other checks run); =test runs in the ones a build phase made; unset, both.
 # Extra arguments go to pytest.  Nothing is cached between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="$PWD/build/freethreaded"
+phase=${FREETHREADED_PHASE:-all}
+py="$work/python/bin/python3.13t"
+vpy="$work/venv/bin/python"
+if [ "$phase" != test ]; then
 rm -rf "$work" && mkdir -p "$work/apt/lists/partial"
 
 echo "== [${SECONDS}s] CPython 3.13 source from Debian (sid)"
-for need in libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev libsqlite3-dev; do
-  dpkg -s "$need" >/dev/null 2>&1 || missing="${missing:-} $need"
-done
-if [ -n "${missing:-}" ]; then
-  apt-get update -q >/dev/null && apt-get install -y -q $missing >/dev/null
-fi
+bash .ci/packages libssl-dev zlib1g-dev libffi-dev libbz2-dev liblzma-dev
 echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
      "http://deb.debian.org/debian sid main" >"$work/apt/sources.list"
 apt=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
@@ -50,23 +53,35 @@ echo "python3.13 $got (upstream tarball) in $source_dir"
 echo "== [${SECONDS}s] configure --disable-gil, make"
 (
   cd "$source_dir"
-  # No test modules (CPython's own suite: a third of what the install compiles) and no
-  # pip in the base (each venv bootstraps its own from ensurepip).
-  ./configure -q --disable-gil --disable-test-modules --prefix="$work/python" >/dev/null
+  # No test modules (CPython's own suite: a third of what the install compiles), no
+  # pip in the base (each venv bootstraps its own from ensurepip), and none of the
+  # standard modules nothing here imports (py_cv_module_NAME=n/a is configure's own
+  # switch): decimal's libmpdec, the CJK codecs, sqlite, curses, dbm, readline, uuid,
+  # the subinterpreter modules.  The install byte-compiles the standard library's top
+  # level only (-l; the rest is compiled when first imported), not its every package
+  # three times over.
+  unused=(_decimal _sqlite3 _tkinter _curses _curses_panel _dbm _gdbm readline _uuid
+          _codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw
+          _multibytecodec _interpreters _interpchannels _interpqueues)
+  off=()
+  for module in "${unused[@]}"; do off+=("py_cv_module_$module=n/a"); done
+  ./configure -q --disable-gil --disable-test-modules --prefix="$work/python" "${off[@]}" \
+      >/dev/null
   make -s -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -20 "$work/make.log"; exit 1; }
-  make -s altinstall ENSUREPIP=no >>"$work/make.log" 2>&1 || { tail -20 "$work/make.log"; exit 1; }
+  make -s altinstall ENSUREPIP=no COMPILEALL_OPTS="-j0 -l" >>"$work/make.log" 2>&1 \
+      || { tail -20 "$work/make.log"; exit 1; }
 )
-py="$work/python/bin/python3.13t"
 "$py" -c 'import sys; assert not sys._is_gil_enabled(), "GIL on"; print(sys.version)'
 
 echo "== [${SECONDS}s] the project into a venv of it"
 "$py" -m venv "$work/venv"
-vpy="$work/venv/bin/python"
 # The data libraries and hypothesis: their newest release with a wheel for this
 # interpreter (a newer sdist would build for many minutes; hypothesis' needs crates.io).
 export PIP_ONLY_BINARY=hypothesis,numpy,pyarrow,pandas,nanoarrow
 SASHITE_EPIN_REQUIRE_EXTENSION=1 "$work/venv/bin/pip" install -q \
     '.[freethreaded]'
+fi
+[ "$phase" = build ] && exit 0
 
 export PYTHON_GIL=0
 echo "== [${SECONDS}s] import under -W error, the GIL stays off"
@@ -80,10 +95,24 @@ env -u PYTHON_GIL "$vpy" -W error -c '
 import sys, sashite_epin
 assert not sys._is_gil_enabled(), "importing sashite_epin turned the GIL on"'
 
-echo "== [${SECONDS}s] the suite, GIL off: compiled core, then the twin's shared state"
-# Each kernel met every test in the README's run, ASan's and qemu's: here the best one.
+echo "== [${SECONDS}s] the suite's thread and shared-state tests, GIL off: compiled core, then the twin"
+# What the GIL being off changes is code that, in a GIL build, runs with the GIL held and
+# may now run beside another thread: the reads of lists and other objects (under their
+# own locks), references added in bulk (tokens()), interned objects and the caches of
+# missing types, schemas and first imports, the memory the core keeps between results,
+# results read or exported from several threads.  The files below reach each of them;
+# what releases the GIL in a GIL build (the byte, numpy and Arrow scans, boards) ran
+# beside other threads in the README's run already, as every other test did.  Each
+# kernel met every test there, under ASan and under qemu: here the best one.
+FREE_THREADED_TESTS=(
+  tests/test_threads.py tests/test_concurrent_offsets.py tests/test_hostile.py
+  tests/test_lying_objects.py tests/test_api.py tests/test_bulk.py tests/test_list_path.py
+  tests/test_tokenize_many.py tests/test_leaks.py tests/test_pickles.py
+  tests/test_marks_joined.py tests/test_frames.py tests/test_first_import.py
+  tests/test_implementation.py
+)
 SASHITE_EPIN_TEST_KERNELS=best SASHITE_EPIN_IMPLEMENTATION=cython "$vpy" -m pytest -q \
-    -p no:cacheprovider -n 2 -m "not slow" tests "$@"
+    -p no:cacheprovider -n 2 -m "not slow" "${FREE_THREADED_TESTS[@]}" "$@"
 # The twin is plain Python, the same code with the GIL on or off: what GIL-off can break
 # in it is state threads share (its token tables, interned objects, cached schemas) and
 # inputs another thread changes while it reads them, which the thread tests, the API
