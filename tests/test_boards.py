@@ -253,3 +253,47 @@ def test_a_non_ascii_row_counts_characters() -> None:
     board = Epin.boards(["8/8", "KÉ/8", "K/8 É"], errors="mark")
     got = [(e.index, e.position, e.reason) for e in board.errors()]
     assert got == [(1, 1, Reason.NOT_A_LETTER), (2, 3, Reason.WHITESPACE)]
+
+
+def test_a_refused_row_is_named_alike_raised_or_marked(core: ModuleType) -> None:
+    """index is the row, under raise and under mark, in boards and in tokenize_many, and
+    the error's row says so; pickled and copied, the row stays."""
+    import copy
+    import pickle
+
+    texts = ["8/K/Q", "K^^/8", "K", None, "Q/K/"]
+    marked = Epin.boards(texts, errors="mark")
+    assert [(e.index, e.row) for e in marked.errors()] == [(1, 1), (3, 3), (4, 4)]
+    with pytest.raises(ParseError) as caught:
+        Epin.boards(texts)
+    assert (caught.value.index, caught.value.row) == (1, 1)
+    for epin in (True, False):
+        with pytest.raises(ParseError) as caught:
+            core.scan_boards(texts, epin, "raise")
+        assert (caught.value.index, caught.value.row) == (1, 1)
+    tokens = Epin.tokenize_many(texts, errors="mark")  # entries: K, Q, the mark, K, Q, K
+    assert list(tokens.invalid) == [2]
+    [error] = tokens.errors()
+    assert (error.index, error.row, error.position) == (1, 1, 2)
+    with pytest.raises(ParseError) as caught:
+        Epin.tokenize_many(texts)
+    assert (caught.value.index, caught.value.row, caught.value.position) == (1, 1, 2)
+    for made in (pickle.loads(pickle.dumps(error)), copy.copy(error), type(error)(*error.args)):
+        assert (made.index, made.row, str(made)) == (1, 1, str(error))
+    assert len(ParseError("K^^", Reason.EMPTY, "EPIN", 3).args) == 7  # no row: as before
+    assert ParseError("K^^", Reason.EMPTY, "EPIN", 3).row is None
+    again = pickle.loads(pickle.dumps(tokens))
+    assert [(e.index, e.row) for e in again.errors()] == [(1, 1)]
+    assert [e.row for e in Epin.parse_many(["K", "K^^"], errors="mark").errors()] == [None]
+
+
+def test_labelled_errors_keep_their_row() -> None:
+    pandas = pytest.importorskip("pandas")
+    series = pandas.Series(["8/K/Q", "K^^/8", None], index=["a", "b", "c"])
+    marked = Epin.boards(series, errors="mark")
+    assert [(e.index, e.row, e.label) for e in marked.errors()] == [(1, 1, "b"), (2, 2, "c")]
+    [error] = Epin.tokenize_many(series, errors="mark").errors()
+    assert (error.index, error.row, error.label) == (1, 1, "b")
+    with pytest.raises(ParseError) as caught:
+        Epin.boards(series)
+    assert (caught.value.index, caught.value.row, caught.value.label) == (1, 1, "b")

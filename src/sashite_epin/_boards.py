@@ -100,11 +100,13 @@ class Boards:
     def errors(self) -> list[ParseError]:
         """A ParseError for each refused or missing row (``errors="mark"``), in row
         order: its ``token`` (the text, or the missing value), ``reason``, ``index``
-        (the row), ``position`` (the character offset of the fault) and ``label``
-        where the input had a pandas index."""
+        and ``row`` (the row), ``position`` (the character offset of the fault) and
+        ``label`` where the input had a pandas index."""
         out = []
         for row, reason, at, text in self._refused:
-            error = ParseError(text, reason_text(reason, self.notation), self.notation, row, at)
+            error = ParseError(
+                text, reason_text(reason, self.notation), self.notation, row, at, row=row
+            )
             out.append(error if self._labels is None else labelled(error, self._labels))
         return out
 

@@ -246,7 +246,7 @@ def scan_boards(texts, bint epin, errors="raise"):
                 at = None if rows[i].reason == R_MISSING else rows[i].at
                 if not mark:
                     raise _ParseError(text, _reason_text(rows[i].reason, notation_of(epin)),
-                                      notation_of(epin), i, at)
+                                      notation_of(epin), i, at, row=i)
                 refused.append((i, rows[i].reason, at, text))
         if stop_row < count:
             source.stop(stop_row)  # the row text() read last

@@ -165,7 +165,7 @@ def scan_boards(texts: object, epin: bool, errors: str) -> tuple[Any, ...]:
         if reason:
             token = text if s is None else s
             if errors == "raise":
-                raise ParseError(token, reason_text(reason, notation), notation, i, at)
+                raise ParseError(token, reason_text(reason, notation), notation, i, at, row=i)
             refused.append((i, reason, at, token))
         else:
             squares.extend(row)
