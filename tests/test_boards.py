@@ -297,3 +297,37 @@ def test_labelled_errors_keep_their_row() -> None:
     with pytest.raises(ParseError) as caught:
         Epin.boards(series)
     assert (caught.value.index, caught.value.row, caught.value.label) == (1, 1, "b")
+
+
+# Runs of digits of every length to 12, around 4300 (int()'s limit on a str's digits,
+# which the twin once met) and to 10,000; their values around a board's room.
+RUN_LENGTHS = [*range(1, 13), 4299, 4300, 4301, 4302, 9999, 10000]
+
+
+def test_a_run_of_any_length_is_judged_alike() -> None:
+    from conftest import CORES
+
+    texts = []
+    for k in RUN_LENGTHS:
+        texts += ["1" * k, "9" * k, f"K/{'1' * k}", f"K{'7' * k}K", "1" + "0" * (k - 1)]
+    texts += [str(ROOM), str(ROOM + 1), f"K{ROOM - 1}", f"K{ROOM}", "65535K", "65536K"]
+    answers = []
+    for core in CORES:
+        scanned = core.scan_boards(texts, True, "mark")
+        answers.append(rows_of(scanned, len(texts)))
+        with pytest.raises(ParseError) as caught:
+            core.scan_boards(["8", "1" * 4301], True, "raise")
+        assert (caught.value.reason, caught.value.position) == (Reason.RUN_TOO_LONG, 0)
+    assert all(answer == answers[0] for answer in answers)
+    for text, row in zip(texts, answers[0], strict=True):
+        digits = text.strip("K/")
+        before = text[: text.index(digits)].count("K")  # squares before the run
+        too_long = len(digits) > 5 or int(digits) + before > ROOM
+        assert (row[0] == Reason.RUN_TOO_LONG.value) == too_long, text
+        if too_long:
+            assert row[1] == text.index(digits), text
+    board = Epin.boards(["1" * 4301, "1" * 10_000, "8"], errors="mark")
+    assert [(e.row, e.reason, e.position) for e in board.errors()] == [
+        (0, Reason.RUN_TOO_LONG, 0),
+        (1, Reason.RUN_TOO_LONG, 0),
+    ]

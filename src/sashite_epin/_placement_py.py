@@ -71,7 +71,7 @@ def scan_placement(
             at = i
             while i < n and "0" <= s[i] <= "9":
                 i += 1
-            if int(s[at:i]) > room - len(squares):
+            if _run_too_long(s, at, i, room - len(squares)):
                 return reasons.RUN_TOO_LONG, at, squares, lengths, separators
             squares += [-1] * int(s[at:i])
         elif c == "/":
@@ -97,6 +97,14 @@ def scan_placement(
     lengths.append(len(squares) - rank_start)
     separators.append(0)
     return 0, 0, squares, lengths, separators
+
+
+def _run_too_long(s: str, at: int, end: int, left: int) -> bool:
+    """Whether the count s[at:end] (no leading zero) is past the left squares: judged by
+    its length first, as the C loop stops once the count passes them, so no run of
+    digits is ever converted whole (int() refuses a str of more than 4300 digits)."""
+    most = str(left)
+    return end - at > len(most) or (end - at == len(most) and s[at:end] > most)
 
 
 def _code(token: str, epin: bool) -> int:
