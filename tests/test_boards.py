@@ -331,3 +331,168 @@ def test_a_run_of_any_length_is_judged_alike() -> None:
         (0, Reason.RUN_TOO_LONG, 0),
         (1, Reason.RUN_TOO_LONG, 0),
     ]
+
+
+def scanned_lie(**lies: object) -> list[object]:
+    """A scan of ["K", None] (squares, lengths, separators, square rows, rank rows,
+    refused), one part or more replaced by a lie."""
+    from array import array
+
+    parts: dict[str, object] = {
+        "squares": array("h", [Epin.parse("K").code]),
+        "lengths": array("i", [1]),
+        "separators": array("B", [0]),
+        "square_rows": array("q", [0, 1, 1]),
+        "rank_rows": array("q", [0, 1, 1]),
+        "refused": [(1, Reason.MISSING.value, None, None)],
+    }
+    parts.update(lies)
+    return list(parts.values())
+
+
+# Columns that do not agree (ValueError) or are not columns (TypeError).
+LIES: list[tuple[dict[str, object], type[Exception]]] = [
+    ({"rank_rows": numpy.array([1 << 40, (1 << 40) + 1, (1 << 40) + 1])}, ValueError),
+    ({"square_rows": numpy.array([-40, -39, -39])}, ValueError),
+    ({"square_rows": numpy.array([0, 2, 1])}, ValueError),  # going back
+    ({"rank_rows": numpy.array([0, 5, 5])}, ValueError),  # past the ranks' end
+    ({"square_rows": numpy.array([0, 1, 1, 1])}, ValueError),  # more rows than ranks
+    ({"square_rows": numpy.array([], numpy.int64)}, ValueError),
+    ({"separators": numpy.array([0, 0], numpy.uint8)}, ValueError),  # lengths' count
+    ({"squares": numpy.array([Epin.parse("K").code, 3], numpy.int16)}, ValueError),
+    ({"squares": numpy.array([1], numpy.int32)}, TypeError),  # not int16
+    ({"square_rows": numpy.array([0.0, 1.0, 1.0])}, TypeError),
+    ({"squares": b"\x00"}, ValueError),  # half a square
+    ({"squares": "K"}, TypeError),
+    ({"refused": []}, ValueError),  # a row of no rank that is not refused
+    ({"refused": [(0, 15, None, None), (1, 15, None, None)]}, ValueError),  # read
+    ({"refused": [(2, 15, None, None)]}, ValueError),  # no row 2
+    ({"refused": [(1, 0, None, None)]}, ValueError),  # no reason 0
+    ({"refused": [(1, 22, None, None)]}, ValueError),  # past the last reason
+    ({"refused": [(1, 15, -1, None)]}, ValueError),
+    ({"refused": [(1, "missing", None, None)]}, TypeError),
+    ({"refused": [(True, 15, None, None)]}, TypeError),
+    ({"refused": [[1, 15, None, None]]}, TypeError),
+    ({"refused": [(1, 15, None)]}, TypeError),
+    ({"refused": None}, TypeError),
+]
+
+
+@pytest.mark.parametrize(("lies", "error"), LIES, ids=[str(i) for i in range(len(LIES))])
+def test_a_lying_boards_is_refused_where_it_is_made(
+    lies: dict[str, object], error: type[Exception]
+) -> None:
+    import copyreg
+    import pickle
+
+    assert Boards(scanned_lie(), True).placements() == ["K", None]  # the truth is taken
+    with pytest.raises(error):
+        Boards(scanned_lie(**lies), True)
+
+    class Forged:  # a pickle of a Boards written by hand, in the default slots state
+        def __reduce__(self) -> tuple[object, ...]:
+            names = ("_flat", "_lengths", "_separators", "_square_rows", "_rank_rows")
+            state = dict(zip((*names, "_refused"), scanned_lie(**lies), strict=True))
+            made = (Boards, object, None)  # object.__new__(Boards), then the state
+            return (copyreg._reconstructor, made, (None, {**state, "_epin": True}))
+
+    with pytest.raises(error):
+        pickle.loads(pickle.dumps(Forged()))
+
+
+def test_the_documented_lie_is_refused_at_both_depths(core: ModuleType) -> None:
+    """A Boards whose rank rows lie, made, unpickled, changed after it was made, or
+    handed to the core's format_boards: ValueError, never a read out of bounds."""
+    import pickle
+    from array import array
+
+    lie = (array("h", [328]), array("i", [1]), array("B", [0]), array("q", [0, 1]))
+    far = array("q", [1 << 40, (1 << 40) + 1])
+    with pytest.raises(ValueError, match="rank rows"):
+        Boards((*lie, far, []), True)
+    board = Epin.boards(["K"])
+    board._rank_rows = numpy.frombuffer(far, numpy.int64)
+    with pytest.raises(ValueError, match="rank rows"):
+        pickle.loads(pickle.dumps(board))
+    with pytest.raises(ValueError, match="row 0"):
+        board.placements()
+    with pytest.raises(ValueError, match="row 0"):
+        core.format_boards(*lie, far, True)
+    # a Boards over the caller's own columns, changed after it was made
+    rank_rows = array("q", [0, 1])
+    board = Boards((*lie, rank_rows, []), True)
+    assert board.placements() == ["K"]
+    rank_rows[1] = 1 << 40
+    with pytest.raises(ValueError, match="row 0"):
+        board.placements()
+    assert board.valid_mask().tolist() == [True] and board.errors() == []
+
+
+LYING_STARTS = [
+    ([0, 1], [1 << 40, (1 << 40) + 1]),
+    ([-5, 1], [0, 1]),
+    ([0, 1], [-1, 1]),
+    ([0, 1 << 40], [0, 1]),
+    ([1, 0], [0, 1]),  # going back
+    ([0, 1], [1, 0]),
+    ([0, 2], [0, 1]),  # past the squares
+    ([0, 1], [0, 2]),  # past the ranks
+]
+
+
+@pytest.mark.parametrize(("square_rows", "rank_rows"), LYING_STARTS)
+def test_format_boards_judges_the_row_starts_before_reading(
+    core: ModuleType, square_rows: list[int], rank_rows: list[int]
+) -> None:
+    columns = (numpy.array([328], numpy.int16), numpy.array([1], numpy.int32))
+    columns += (numpy.array([0], numpy.uint8),)
+    starts = numpy.array(square_rows, numpy.int64), numpy.array(rank_rows, numpy.int64)
+    with pytest.raises(ValueError, match="row 0"):
+        core.format_boards(*columns, *starts, True)
+    board = Boards._scanned((*columns, *starts, []), True, None)  # as a Boards changed
+    with pytest.raises(ValueError, match="row 0"):
+        board.placements()
+    if square_rows != [0, 1]:
+        with pytest.raises(ValueError, match="row 0"):
+            board.squares()
+    assert len(board.valid_mask()) == 1 and board.errors() == []
+    with pytest.raises(ValueError, match="rows"):  # as many rows, in both
+        core.format_boards(*columns, starts[0], numpy.array([0, 1, 1], numpy.int64), True)
+
+
+LYING_BOARDS = [  # (squares, rank lengths, separators): one row, each a lie
+    ([328], [0], [0]),  # a rank of no square
+    ([328], [2], [0]),  # more squares in the ranks than there are
+    ([328, 328], [1], [0]),  # fewer
+    ([328, 328], [1, 1], [3, 0]),  # a separator neither "/" nor "//"
+    ([1000], [1], [0]),  # no token's code
+    ([-7], [1], [0]),
+]
+
+
+@pytest.mark.parametrize(("squares", "lengths", "separators"), LYING_BOARDS)
+def test_both_cores_refuse_a_lying_board_alike(
+    squares: list[int], lengths: list[int], separators: list[int]
+) -> None:
+    from conftest import CORES
+
+    columns = (
+        numpy.array(squares, numpy.int16),
+        numpy.array(lengths, numpy.int32),
+        numpy.array(separators, numpy.uint8),
+        numpy.array([0, len(squares)], numpy.int64),
+        numpy.array([0, len(lengths)], numpy.int64),
+    )
+    said = set()
+    for core in CORES:
+        with pytest.raises(ValueError, match="row 0 is no board") as caught:
+            core.format_boards(*columns, True)
+        said.add(str(caught.value))
+    assert len(said) == 1, said
+    one = [numpy.array([1], numpy.int32), numpy.array([0], numpy.uint8)]
+    one += [numpy.array([0, 1], numpy.int64)] * 2
+    pin = (numpy.array([Epin.parse("K'").code], numpy.int16), *one)
+    for core in CORES:  # a derived token's code, in PIN
+        assert core.format_boards(*pin, True) == ["K'"]
+        with pytest.raises(ValueError, match="row 0 is no board: derivation"):
+            core.format_boards(*pin, False)

@@ -276,17 +276,17 @@ cdef object board_text(RowTexts source, object texts, dict keep, BoardRow* rows,
 
 
 def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epin):
-    """Each row's placement text (None for a row of no rank: refused or missing)."""
+    """Each row's placement text (None for a row of no rank: refused or missing);
+    ValueError naming the first row whose starts or ranks lie."""
     # The columns are read through the buffer protocol: a typed memoryview's support
     # code would import collections when the package is imported.
     cdef Py_buffer views[5]
     cdef int taken = 0
-    cdef Py_ssize_t r, a, b, s0, s1, room = 0, got
+    cdef Py_ssize_t r, a, b, s0, s1, room = 0, got, rows, square_count, rank_count
     cdef const int16_t* sq
     cdef const int32_t* ln
     cdef const uint8_t* sp
-    cdef const int64_t* srow
-    cdef const int64_t* rrow
+    cdef int64_t* starts = NULL
     cdef Placement pl
     cdef char* out = NULL
     cdef list result = []
@@ -294,11 +294,27 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
         for column in (squares, lengths, separators, square_rows, rank_rows):
             PyObject_GetBuffer(column, &views[taken], PyBUF_SIMPLE)
             taken += 1
+        if views[3].len // 8 != views[4].len // 8:
+            raise ValueError("square_rows and rank_rows must hold as many rows")
+        rows = views[3].len // 8 - 1
         sq, ln = <const int16_t*>views[0].buf, <const int32_t*>views[1].buf
-        sp, srow = <const uint8_t*>views[2].buf, <const int64_t*>views[3].buf
-        rrow = <const int64_t*>views[4].buf
-        for r in range(views[3].len // 8 - 1):
-            a, b, s0, s1 = rrow[r], rrow[r + 1], srow[r], srow[r + 1]
+        sp = <const uint8_t*>views[2].buf
+        square_count = views[0].len // 2
+        rank_count = min(views[1].len // 4, views[2].len)
+        # The row starts copied before they are judged, as lay_out_boards copies them:
+        # whoever holds the columns may write them (another thread, a lying Boards),
+        # and each row's squares and ranks are read where the copy, judged, says.
+        starts = <int64_t*>malloc(16 * (rows + 1) if rows > 0 else 16)
+        if starts == NULL:
+            raise MemoryError()
+        if rows > 0:
+            memcpy(starts, views[3].buf, 8 * (rows + 1))
+            memcpy(starts + rows + 1, views[4].buf, 8 * (rows + 1))
+        for r in range(rows):
+            s0, s1 = starts[r], starts[r + 1]
+            a, b = starts[rows + 1 + r], starts[rows + 2 + r]
+            if not (0 <= s0 <= s1 <= square_count and 0 <= a <= b <= rank_count):
+                raise ValueError(f"row {r} is no board: its starts lie outside the columns")
             if a == b:
                 result.append(None)
                 continue
@@ -321,6 +337,7 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
         return result
     finally:
         free(out)
+        free(starts)
         while taken:
             taken -= 1
             PyBuffer_Release(&views[taken])
