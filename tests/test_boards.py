@@ -496,3 +496,31 @@ def test_both_cores_refuse_a_lying_board_alike(
         assert core.format_boards(*pin, True) == ["K'"]
         with pytest.raises(ValueError, match="row 0 is no board: derivation"):
             core.format_boards(*pin, False)
+
+
+def test_pieces_change_no_board() -> None:
+    """The compiled core scans, lays out and writes back a piece of rows at a time:
+    pieces of 1 byte on up give what the whole does."""
+    from conftest import CORES
+
+    compiled = [core for core in CORES if core.IMPLEMENTATION == "cython"]
+    if not compiled:
+        pytest.skip("no compiled core")
+    core = compiled[0]
+    texts = [*placements(60, seed=5), None, "K/", "", "8" * 3, *PLACEMENTS]
+
+    def outcome(errors: str) -> object:
+        try:
+            scanned = core.scan_boards(texts, True, errors)
+        except ParseError as error:
+            return (error.index, error.position, error.reason)
+        board = Boards(scanned, True)
+        return (rows_of(scanned, len(texts)), board.squares().tolist(), board.placements())
+
+    whole = [outcome(errors) for errors in ("mark", "raise")]
+    for size in (1, 7, 64, 1000):
+        was = core.use_piece_size(size)
+        try:
+            assert [outcome(errors) for errors in ("mark", "raise")] == whole, size
+        finally:
+            core.use_piece_size(was)
