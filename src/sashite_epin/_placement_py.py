@@ -206,7 +206,7 @@ def format_boards(
     squares: Any, lengths: Any, separators: Any, square_rows: Any, rank_rows: Any, epin: bool
 ) -> list[str | None]:
     """Each row's placement text (None for a row of no rank: refused or missing);
-    ValueError naming the first row whose starts or ranks lie, as the compiled core."""
+    ValueError naming the first row whose starts or ranks lie."""
     # The starts copied before they are judged (another thread may write them), each
     # row's judged before any of its squares is read, as in the compiled core.
     starts, rank_starts = list(square_rows), list(rank_rows)
