@@ -1,7 +1,8 @@
 """Epin.boards / Pin.boards: a column of FEEN placements as board arrays.  Every core's
 scan_boards row by row against the reference built on FEEN's grammar over tokenize
 (test_placement_capi.reference), on real, random and broken placements; every input
-tokenize_many reads; rows past every internal size; marks, nulls, and the texts back."""
+tokenize_many reads; rows past every internal size; marks, nulls, and the texts back;
+columns that lie, refused by Boards and by each core's format_boards; pickles."""
 
 from __future__ import annotations
 
@@ -524,3 +525,23 @@ def test_pieces_change_no_board() -> None:
             assert [outcome(errors) for errors in ("mark", "raise")] == whole, size
         finally:
             core.use_piece_size(was)
+
+
+def test_a_boards_pickles_and_copies_whole() -> None:
+    import copy
+    import pickle
+
+    texts = [PLACEMENTS[0], None, "K/", "rnbk^/5//5/KBNR"]
+    board = Epin.boards(texts, errors="mark")
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        again = pickle.loads(pickle.dumps(board, protocol))
+        assert (again.squares() == board.squares()).all() and again.notation == "EPIN"
+        assert again.placements() == board.placements()
+        assert [(e.row, e.reason, e.position) for e in again.errors()] == [
+            (e.row, e.reason, e.position) for e in board.errors()
+        ]
+    assert copy.deepcopy(board).placements() == copy.copy(board).placements()
+    pandas = pytest.importorskip("pandas")
+    labelled = Pin.boards(pandas.Series(["8", None], index=["x", "y"]), errors="mark")
+    again = pickle.loads(pickle.dumps(labelled))
+    assert [(e.label, e.notation) for e in again.errors()] == [("y", "PIN")]
