@@ -143,6 +143,12 @@ def case(name: str, count: int = COUNT) -> Callable[[], object]:
     if name == "tokenize_many":
         column = list(PLACEMENTS) * max(1, count // 30 // len(PLACEMENTS))
         return lambda: Epin.tokenize_many(column)
+    if name in ("boards", "Boards.squares()", "Boards.placements()"):
+        column = list(PLACEMENTS) * max(1, count // 30 // len(PLACEMENTS))
+        if name == "boards":
+            return lambda: Epin.boards(column)
+        board = Epin.boards(column)  # made once: the case is the call on it
+        return board.squares if name == "Boards.squares()" else board.placements
     if name == "tokenize":
         text = "".join(PLACEMENTS) * max(1, count // 250)
         return lambda: Epin.tokenize(text)

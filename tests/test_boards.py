@@ -1,7 +1,8 @@
 """Epin.boards / Pin.boards: a column of FEEN placements as board arrays.  Every core's
 scan_boards row by row against the reference built on FEEN's grammar over tokenize
 (test_placement_capi.reference), on real, random and broken placements; every input
-tokenize_many reads; rows past every internal size; marks, nulls, and the texts back."""
+tokenize_many reads; rows past every internal size; marks, nulls, and the texts back;
+columns that lie, refused by Boards and by each core's format_boards; pickles."""
 
 from __future__ import annotations
 
@@ -253,3 +254,294 @@ def test_a_non_ascii_row_counts_characters() -> None:
     board = Epin.boards(["8/8", "KÉ/8", "K/8 É"], errors="mark")
     got = [(e.index, e.position, e.reason) for e in board.errors()]
     assert got == [(1, 1, Reason.NOT_A_LETTER), (2, 3, Reason.WHITESPACE)]
+
+
+def test_a_refused_row_is_named_alike_raised_or_marked(core: ModuleType) -> None:
+    """index is the row, under raise and under mark, in boards and in tokenize_many, and
+    the error's row says so; pickled and copied, the row stays."""
+    import copy
+    import pickle
+
+    texts = ["8/K/Q", "K^^/8", "K", None, "Q/K/"]
+    marked = Epin.boards(texts, errors="mark")
+    assert [(e.index, e.row) for e in marked.errors()] == [(1, 1), (3, 3), (4, 4)]
+    with pytest.raises(ParseError) as caught:
+        Epin.boards(texts)
+    assert (caught.value.index, caught.value.row) == (1, 1)
+    for epin in (True, False):
+        with pytest.raises(ParseError) as caught:
+            core.scan_boards(texts, epin, "raise")
+        assert (caught.value.index, caught.value.row) == (1, 1)
+    tokens = Epin.tokenize_many(texts, errors="mark")  # entries: K, Q, the mark, K, Q, K
+    assert list(tokens.invalid) == [2]
+    [error] = tokens.errors()
+    assert (error.index, error.row, error.position) == (1, 1, 2)
+    with pytest.raises(ParseError) as caught:
+        Epin.tokenize_many(texts)
+    assert (caught.value.index, caught.value.row, caught.value.position) == (1, 1, 2)
+    for made in (pickle.loads(pickle.dumps(error)), copy.copy(error), type(error)(*error.args)):
+        assert (made.index, made.row, str(made)) == (1, 1, str(error))
+    assert len(ParseError("K^^", Reason.EMPTY, "EPIN", 3).args) == 7  # no row: as before
+    assert ParseError("K^^", Reason.EMPTY, "EPIN", 3).row is None
+    again = pickle.loads(pickle.dumps(tokens))
+    assert [(e.index, e.row) for e in again.errors()] == [(1, 1)]
+    assert [e.row for e in Epin.parse_many(["K", "K^^"], errors="mark").errors()] == [None]
+
+
+def test_labelled_errors_keep_their_row() -> None:
+    pandas = pytest.importorskip("pandas")
+    series = pandas.Series(["8/K/Q", "K^^/8", None], index=["a", "b", "c"])
+    marked = Epin.boards(series, errors="mark")
+    assert [(e.index, e.row, e.label) for e in marked.errors()] == [(1, 1, "b"), (2, 2, "c")]
+    [error] = Epin.tokenize_many(series, errors="mark").errors()
+    assert (error.index, error.row, error.label) == (1, 1, "b")
+    with pytest.raises(ParseError) as caught:
+        Epin.boards(series)
+    assert (caught.value.index, caught.value.row, caught.value.label) == (1, 1, "b")
+
+
+# Runs of digits of every length to 12, around 4300 (int()'s limit on a str's digits,
+# which the twin once met) and to 10,000; their values around a board's room.
+RUN_LENGTHS = [*range(1, 13), 4299, 4300, 4301, 4302, 9999, 10000]
+
+
+def test_a_run_of_any_length_is_judged_alike() -> None:
+    from conftest import CORES
+
+    texts = []
+    for k in RUN_LENGTHS:
+        texts += ["1" * k, "9" * k, f"K/{'1' * k}", f"K{'7' * k}K", "1" + "0" * (k - 1)]
+    texts += [str(ROOM), str(ROOM + 1), f"K{ROOM - 1}", f"K{ROOM}", "65535K", "65536K"]
+    answers = []
+    for core in CORES:
+        scanned = core.scan_boards(texts, True, "mark")
+        answers.append(rows_of(scanned, len(texts)))
+        with pytest.raises(ParseError) as caught:
+            core.scan_boards(["8", "1" * 4301], True, "raise")
+        assert (caught.value.reason, caught.value.position) == (Reason.RUN_TOO_LONG, 0)
+    assert all(answer == answers[0] for answer in answers)
+    for text, row in zip(texts, answers[0], strict=True):
+        digits = text.strip("K/")
+        before = text[: text.index(digits)].count("K")  # squares before the run
+        too_long = len(digits) > 5 or int(digits) + before > ROOM
+        assert (row[0] == Reason.RUN_TOO_LONG.value) == too_long, text
+        if too_long:
+            assert row[1] == text.index(digits), text
+    board = Epin.boards(["1" * 4301, "1" * 10_000, "8"], errors="mark")
+    assert [(e.row, e.reason, e.position) for e in board.errors()] == [
+        (0, Reason.RUN_TOO_LONG, 0),
+        (1, Reason.RUN_TOO_LONG, 0),
+    ]
+
+
+def scanned_lie(**lies: object) -> list[object]:
+    """A scan of ["K", None] (squares, lengths, separators, square rows, rank rows,
+    refused), one part or more replaced by a lie."""
+    from array import array
+
+    parts: dict[str, object] = {
+        "squares": array("h", [Epin.parse("K").code]),
+        "lengths": array("i", [1]),
+        "separators": array("B", [0]),
+        "square_rows": array("q", [0, 1, 1]),
+        "rank_rows": array("q", [0, 1, 1]),
+        "refused": [(1, Reason.MISSING.value, None, None)],
+    }
+    parts.update(lies)
+    return list(parts.values())
+
+
+# Columns that do not agree (ValueError) or are not columns (TypeError).
+LIES: list[tuple[dict[str, object], type[Exception]]] = [
+    ({"rank_rows": numpy.array([1 << 40, (1 << 40) + 1, (1 << 40) + 1])}, ValueError),
+    ({"square_rows": numpy.array([-40, -39, -39])}, ValueError),
+    ({"square_rows": numpy.array([0, 2, 1])}, ValueError),  # going back
+    ({"rank_rows": numpy.array([0, 5, 5])}, ValueError),  # past the ranks' end
+    ({"square_rows": numpy.array([0, 1, 1, 1])}, ValueError),  # more rows than ranks
+    ({"square_rows": numpy.array([], numpy.int64)}, ValueError),
+    ({"separators": numpy.array([0, 0], numpy.uint8)}, ValueError),  # lengths' count
+    ({"squares": numpy.array([Epin.parse("K").code, 3], numpy.int16)}, ValueError),
+    ({"squares": numpy.array([1], numpy.int32)}, TypeError),  # not int16
+    ({"square_rows": numpy.array([0.0, 1.0, 1.0])}, TypeError),
+    ({"squares": b"\x00"}, ValueError),  # half a square
+    ({"squares": "K"}, TypeError),
+    ({"refused": []}, ValueError),  # a row of no rank that is not refused
+    ({"refused": [(0, 15, None, None), (1, 15, None, None)]}, ValueError),  # read
+    ({"refused": [(2, 15, None, None)]}, ValueError),  # no row 2
+    ({"refused": [(1, 0, None, None)]}, ValueError),  # no reason 0
+    ({"refused": [(1, 22, None, None)]}, ValueError),  # past the last reason
+    ({"refused": [(1, 15, -1, None)]}, ValueError),
+    ({"refused": [(1, "missing", None, None)]}, TypeError),
+    ({"refused": [(True, 15, None, None)]}, TypeError),
+    ({"refused": [[1, 15, None, None]]}, TypeError),
+    ({"refused": [(1, 15, None)]}, TypeError),
+    ({"refused": None}, TypeError),
+]
+
+
+@pytest.mark.parametrize(("lies", "error"), LIES, ids=[str(i) for i in range(len(LIES))])
+def test_a_lying_boards_is_refused_where_it_is_made(
+    lies: dict[str, object], error: type[Exception]
+) -> None:
+    import copyreg
+    import pickle
+
+    assert Boards(scanned_lie(), True).placements() == ["K", None]  # the truth is taken
+    with pytest.raises(error):
+        Boards(scanned_lie(**lies), True)
+
+    class Forged:  # a pickle of a Boards written by hand, in the default slots state
+        def __reduce__(self) -> tuple[object, ...]:
+            names = ("_flat", "_lengths", "_separators", "_square_rows", "_rank_rows")
+            state = dict(zip((*names, "_refused"), scanned_lie(**lies), strict=True))
+            made = (Boards, object, None)  # object.__new__(Boards), then the state
+            return (copyreg._reconstructor, made, (None, {**state, "_epin": True}))
+
+    with pytest.raises(error):
+        pickle.loads(pickle.dumps(Forged()))
+
+
+def test_the_documented_lie_is_refused_at_both_depths(core: ModuleType) -> None:
+    """A Boards whose rank rows lie, made, unpickled, changed after it was made, or
+    handed to the core's format_boards: ValueError, never a read out of bounds."""
+    import pickle
+    from array import array
+
+    lie = (array("h", [328]), array("i", [1]), array("B", [0]), array("q", [0, 1]))
+    far = array("q", [1 << 40, (1 << 40) + 1])
+    with pytest.raises(ValueError, match="rank rows"):
+        Boards((*lie, far, []), True)
+    board = Epin.boards(["K"])
+    board._rank_rows = numpy.frombuffer(far, numpy.int64)
+    with pytest.raises(ValueError, match="rank rows"):
+        pickle.loads(pickle.dumps(board))
+    with pytest.raises(ValueError, match="row 0"):
+        board.placements()
+    with pytest.raises(ValueError, match="row 0"):
+        core.format_boards(*lie, far, True)
+    # a Boards over the caller's own columns, changed after it was made
+    rank_rows = array("q", [0, 1])
+    board = Boards((*lie, rank_rows, []), True)
+    assert board.placements() == ["K"]
+    rank_rows[1] = 1 << 40
+    with pytest.raises(ValueError, match="row 0"):
+        board.placements()
+    assert board.valid_mask().tolist() == [True] and board.errors() == []
+
+
+LYING_STARTS = [
+    ([0, 1], [1 << 40, (1 << 40) + 1]),
+    ([-5, 1], [0, 1]),
+    ([0, 1], [-1, 1]),
+    ([0, 1 << 40], [0, 1]),
+    ([1, 0], [0, 1]),  # going back
+    ([0, 1], [1, 0]),
+    ([0, 2], [0, 1]),  # past the squares
+    ([0, 1], [0, 2]),  # past the ranks
+]
+
+
+@pytest.mark.parametrize(("square_rows", "rank_rows"), LYING_STARTS)
+def test_format_boards_judges_the_row_starts_before_reading(
+    core: ModuleType, square_rows: list[int], rank_rows: list[int]
+) -> None:
+    columns = (numpy.array([328], numpy.int16), numpy.array([1], numpy.int32))
+    columns += (numpy.array([0], numpy.uint8),)
+    starts = numpy.array(square_rows, numpy.int64), numpy.array(rank_rows, numpy.int64)
+    with pytest.raises(ValueError, match="row 0"):
+        core.format_boards(*columns, *starts, True)
+    board = Boards._scanned((*columns, *starts, []), True, None)  # as a Boards changed
+    with pytest.raises(ValueError, match="row 0"):
+        board.placements()
+    if square_rows != [0, 1]:
+        with pytest.raises(ValueError, match="row 0"):
+            board.squares()
+    assert len(board.valid_mask()) == 1 and board.errors() == []
+    with pytest.raises(ValueError, match="rows"):  # as many rows, in both
+        core.format_boards(*columns, starts[0], numpy.array([0, 1, 1], numpy.int64), True)
+
+
+LYING_BOARDS = [  # (squares, rank lengths, separators): one row, each a lie
+    ([328], [0], [0]),  # a rank of no square
+    ([328], [2], [0]),  # more squares in the ranks than there are
+    ([328, 328], [1], [0]),  # fewer
+    ([328, 328], [1, 1], [3, 0]),  # a separator neither "/" nor "//"
+    ([1000], [1], [0]),  # no token's code
+    ([-7], [1], [0]),
+]
+
+
+@pytest.mark.parametrize(("squares", "lengths", "separators"), LYING_BOARDS)
+def test_both_cores_refuse_a_lying_board_alike(
+    squares: list[int], lengths: list[int], separators: list[int]
+) -> None:
+    from conftest import CORES
+
+    columns = (
+        numpy.array(squares, numpy.int16),
+        numpy.array(lengths, numpy.int32),
+        numpy.array(separators, numpy.uint8),
+        numpy.array([0, len(squares)], numpy.int64),
+        numpy.array([0, len(lengths)], numpy.int64),
+    )
+    said = set()
+    for core in CORES:
+        with pytest.raises(ValueError, match="row 0 is no board") as caught:
+            core.format_boards(*columns, True)
+        said.add(str(caught.value))
+    assert len(said) == 1, said
+    one = [numpy.array([1], numpy.int32), numpy.array([0], numpy.uint8)]
+    one += [numpy.array([0, 1], numpy.int64)] * 2
+    pin = (numpy.array([Epin.parse("K'").code], numpy.int16), *one)
+    for core in CORES:  # a derived token's code, in PIN
+        assert core.format_boards(*pin, True) == ["K'"]
+        with pytest.raises(ValueError, match="row 0 is no board: derivation"):
+            core.format_boards(*pin, False)
+
+
+def test_pieces_change_no_board() -> None:
+    """The compiled core scans, lays out and writes back a piece of rows at a time:
+    pieces of 1 byte on up give what the whole does."""
+    from conftest import CORES
+
+    compiled = [core for core in CORES if core.IMPLEMENTATION == "cython"]
+    if not compiled:
+        pytest.skip("no compiled core")
+    core = compiled[0]
+    texts = [*placements(60, seed=5), None, "K/", "", "8" * 3, *PLACEMENTS]
+
+    def outcome(errors: str) -> object:
+        try:
+            scanned = core.scan_boards(texts, True, errors)
+        except ParseError as error:
+            return (error.index, error.position, error.reason)
+        board = Boards(scanned, True)
+        return (rows_of(scanned, len(texts)), board.squares().tolist(), board.placements())
+
+    whole = [outcome(errors) for errors in ("mark", "raise")]
+    for size in (1, 7, 64, 1000):
+        was = core.use_piece_size(size)
+        try:
+            assert [outcome(errors) for errors in ("mark", "raise")] == whole, size
+        finally:
+            core.use_piece_size(was)
+
+
+def test_a_boards_pickles_and_copies_whole() -> None:
+    import copy
+    import pickle
+
+    texts = [PLACEMENTS[0], None, "K/", "rnbk^/5//5/KBNR"]
+    board = Epin.boards(texts, errors="mark")
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        again = pickle.loads(pickle.dumps(board, protocol))
+        assert (again.squares() == board.squares()).all() and again.notation == "EPIN"
+        assert again.placements() == board.placements()
+        assert [(e.row, e.reason, e.position) for e in again.errors()] == [
+            (e.row, e.reason, e.position) for e in board.errors()
+        ]
+    assert copy.deepcopy(board).placements() == copy.copy(board).placements()
+    pandas = pytest.importorskip("pandas")
+    labelled = Pin.boards(pandas.Series(["8", None], index=["x", "y"]), errors="mark")
+    again = pickle.loads(pickle.dumps(labelled))
+    assert [(e.label, e.notation) for e in again.errors()] == [("y", "PIN")]

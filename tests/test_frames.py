@@ -52,7 +52,7 @@ def expected_rows(result: Any) -> list[dict[str, object]]:
     """Each entry's fields as the export defines them, from the entry's object or its
     error (the slow obvious way: one Python step per entry)."""
     epin = result.notation == "EPIN"
-    errors = {e.index: e for e in result.errors()}
+    errors = dict(zip(result.invalid, result.errors(), strict=True))  # by entry
     rows = []
     for i in range(len(result)):
         entry = result[i]

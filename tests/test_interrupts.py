@@ -39,6 +39,9 @@ CASES = [
     "from_codes",
     "tokenize",
     "tokenize_many",
+    "boards",
+    "Boards.squares()",
+    "Boards.placements()",
 ]
 
 pytestmark = [

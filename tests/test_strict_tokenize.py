@@ -107,7 +107,7 @@ def test_strict_changes_nothing_by_default(core: ModuleType, epin: bool) -> None
 def by_row(result: object, rows: int) -> list[tuple[object, ...]]:
     """tokenize_many's answer per row, as answer() gives it (tokens only, and their
     offsets, since tokenize_many keeps no other items)."""
-    marks = {e.index: e for e in result.errors()}  # type: ignore[attr-defined]
+    marks = dict(zip(result.invalid, result.errors(), strict=True))  # type: ignore[attr-defined]
     ranges, offsets = list(result.row_offsets), list(result.offsets)  # type: ignore[attr-defined]
     tokens = [TOKEN.get(code) for code in result.codes()]  # type: ignore[attr-defined]
     out: list[tuple[object, ...]] = []

@@ -48,14 +48,15 @@ def tokenize_row(core: ModuleType, text: str, epin: bool) -> object:
 
 def by_row(result: object, rows: int) -> list[object]:
     """tokenize_many's answer per row, in tokenize_row's shape (marked rows as errors)."""
-    errors = {e.index: e for e in result.errors()}  # type: ignore[attr-defined]
+    errors = {e.row: e for e in result.errors()}  # type: ignore[attr-defined]
     ranges = list(result.row_offsets)  # type: ignore[attr-defined]
     offsets = list(result.offsets)  # type: ignore[attr-defined]
     answers: list[object] = []
     for i in range(rows):
         start, stop = ranges[i], ranges[i + 1]
-        if stop - start == 1 and start in errors:
-            e = errors[start]
+        if i in errors:
+            e = errors[i]
+            assert (stop - start, e.index) == (1, i)  # one marked entry, named by its row
             answers.append(("error", e.reason, e.token, e.position))
         else:
             answers.append(([str(result[j]) for j in range(start, stop)], offsets[start:stop]))  # type: ignore[index]
@@ -122,8 +123,9 @@ def test_a_refused_row_is_named_by_its_row_and_offset(core: ModuleType) -> None:
     marked = core.tokenize_many(texts, True, "mark")
     assert list(marked.row_offsets) == [0, 1, 1, 2, 3]
     assert [str(t) if t else None for t in marked] == ["K^", None, "q"]
-    (error,) = marked.errors()
-    assert (error.index, error.position, error.token) == (1, 6, "^")
+    (error,) = marked.errors()  # its row, as raised; the marked entry is invalid's
+    assert (error.index, error.row, error.position, error.token) == (2, 2, 6, "^")
+    assert (list(marked.invalid), info.value.row) == ([1], 2)
 
 
 def test_missing_rows_hold_no_token(core: ModuleType) -> None:

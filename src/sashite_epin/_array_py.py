@@ -139,10 +139,12 @@ class TokenArray:
     def errors(self) -> Sequence[ParseError]:
         """A ParseError for each entry marked invalid, in index order: its ``token``
         (the text as read: str, bytes for bytes and numpy S input, the missing value
-        itself), ``reason``, ``index``, for bytes input ``position`` (byte offset)
-        and ``line``, and ``label`` where the input had a pandas index.  A sequence
-        that makes each error when it is read (``list()`` makes them all)."""
-        return _marks.ErrorList(self.notation, self._invalid, self._rejected, self._labels)
+        itself), ``reason``, ``index`` (the entry; in tokenize_many's result the row,
+        as under errors="raise", also its ``row``), for bytes input ``position`` (byte
+        offset) and ``line``, and ``label`` where the input had a pandas index.  A
+        sequence that makes each error when it is read (``list()`` makes them all)."""
+        rows = None if self._layout is None else self._layout[1]
+        return _marks.ErrorList(self.notation, self._invalid, self._rejected, self._labels, rows)
 
     def valid_mask(self) -> NDArray[numpy.bool_]:
         """A numpy bool array, True at each valid entry (no Python object per entry)."""

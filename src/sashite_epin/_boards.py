@@ -7,6 +7,7 @@ shapes them with numpy (never re-parsing) and gives the texts back through the c
 
 from __future__ import annotations
 
+from . import _messages as reasons
 from ._core import core
 from ._errors import ParseError, reason_text
 from ._tables import labelled, text_rows
@@ -34,17 +35,49 @@ class Boards:
     )
 
     def __init__(self, scanned: tuple[Any, ...], epin: bool, labels: Any = None) -> None:
-        import numpy
+        """From what a core's scan_boards gave, checked (_checked): columns that lie
+        are refused here, not read out of bounds later."""
+        self._take(_checked(scanned, epin, labels), epin, labels)
 
-        squares, lengths, separators, square_rows, rank_rows, refused = scanned
-        self._flat = numpy.frombuffer(squares, dtype=numpy.int16)
-        self._lengths = numpy.frombuffer(lengths, dtype=numpy.int32)
-        self._separators = numpy.frombuffer(separators, dtype=numpy.uint8)
-        self._square_rows = numpy.frombuffer(square_rows, dtype=numpy.int64)
-        self._rank_rows = numpy.frombuffer(rank_rows, dtype=numpy.int64)
-        self._refused = refused
+    @classmethod
+    def _scanned(cls, scanned: tuple[Any, ...], epin: bool, labels: Any) -> Boards:
+        """The core's own scan, as it gave it: not checked again (the tests hold every
+        scan to the checks), a column of refused rows would cost a Python loop."""
+        board = cls.__new__(cls)
+        board._take(_arrays(scanned), epin, labels)
+        return board
+
+    def _take(self, columns: tuple[Any, ...], epin: bool, labels: Any) -> None:
+        self._flat, self._lengths, self._separators = columns[:3]
+        self._square_rows, self._rank_rows, self._refused = columns[3:]
         self._epin = epin
         self._labels = labels
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Through the constructor, so that an unpickled Boards is checked as a made one.
+        columns = (
+            self._flat,
+            self._lengths,
+            self._separators,
+            self._square_rows,
+            self._rank_rows,
+            self._refused,
+        )
+        return (Boards, (columns, self._epin, self._labels))
+
+    def __setstate__(self, state: object) -> None:
+        """The default state of a class with slots, (None, {slot: value}), as a pickle
+        written by hand may hold it: checked as the constructor checks."""
+        if isinstance(state, tuple) and len(state) == 2 and state[0] is None:
+            state = state[1]
+        if not isinstance(state, dict):
+            raise TypeError("a Boards' state is its slots")
+        try:
+            scanned = tuple(state[name] for name in _COLUMN_SLOTS)
+            epin, labels = state["_epin"], state.get("_labels")
+        except KeyError as error:
+            raise ValueError(f"a Boards' state has no {error.args[0]}") from None
+        self._take(_checked(scanned, epin, labels), epin, labels)
 
     @property
     def notation(self) -> str:
@@ -65,7 +98,9 @@ class Boards:
         import numpy
 
         counts = self.square_counts()
-        width = int(counts.max()) if len(counts) else 0
+        # No row holds more squares than the column: starts that say so (changed after
+        # the Boards was made) are lay_out_boards' ValueError, not a huge allocation.
+        width = min(max(int(counts.max()), 0), len(self._flat)) if len(counts) else 0
         out = numpy.empty((len(counts), width), dtype=numpy.int16)
         core.lay_out_boards(self._flat, self._square_rows, out)
         return out
@@ -100,11 +135,13 @@ class Boards:
     def errors(self) -> list[ParseError]:
         """A ParseError for each refused or missing row (``errors="mark"``), in row
         order: its ``token`` (the text, or the missing value), ``reason``, ``index``
-        (the row), ``position`` (the character offset of the fault) and ``label``
-        where the input had a pandas index."""
+        and ``row`` (the row), ``position`` (the character offset of the fault) and
+        ``label`` where the input had a pandas index."""
         out = []
         for row, reason, at, text in self._refused:
-            error = ParseError(text, reason_text(reason, self.notation), self.notation, row, at)
+            error = ParseError(
+                text, reason_text(reason, self.notation), self.notation, row, at, row=row
+            )
             out.append(error if self._labels is None else labelled(error, self._labels))
         return out
 
@@ -131,4 +168,105 @@ def boards(texts: object, epin: bool, errors: str) -> Boards:
         scanned = core.scan_boards(rows, epin, errors)
     except ParseError as error:
         raise labelled(error, labels) from None
-    return Boards(scanned, epin, labels)
+    return Boards._scanned(scanned, epin, labels)
+
+
+# The flat columns: their slots, their dtypes, and what errors call them.
+_COLUMN_SLOTS = ("_flat", "_lengths", "_separators", "_square_rows", "_rank_rows", "_refused")
+_DTYPES = ("int16", "int32", "uint8", "int64", "int64")
+_NAMES = ("squares", "rank lengths", "separators", "square rows", "rank rows")
+
+
+def _arrays(scanned: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The five flat columns as numpy arrays over their buffers, and the refused rows."""
+    import numpy
+
+    *columns, refused = scanned
+    arrays = (numpy.frombuffer(c, dtype=d) for c, d in zip(columns, _DTYPES, strict=True))
+    return (*arrays, refused)
+
+
+def _checked(scanned: object, epin: object, labels: Any) -> tuple[Any, ...]:
+    """_arrays of what a Boards is made from, once it is sure to be what a scan gives:
+    each column a buffer of its dtype (or raw bytes), the row starts of squares and of
+    ranks from 0 to their column's end and never going back, as many rank lengths as
+    separators, and the refused rows exactly the rows of no rank, each well formed.
+    TypeError for a wrong type, ValueError for columns that do not agree."""
+    if type(epin) is not bool:
+        raise TypeError(f"epin must be a bool, not {type(epin).__name__}")
+    if not isinstance(scanned, (tuple, list)) or len(scanned) != 6:
+        raise TypeError("a Boards is made of five flat columns and the refused rows")
+    columns = [_column(c, d, n) for c, d, n in zip(scanned[:5], _DTYPES, _NAMES, strict=True)]
+    flat, lengths, separators, square_rows, rank_rows = columns
+    if not len(square_rows) or len(square_rows) != len(rank_rows):
+        raise ValueError("square rows and rank rows must hold as many starts, one at least")
+    if len(lengths) != len(separators):
+        raise ValueError("rank lengths and separators must be as long")
+    _check_starts(square_rows, len(flat), "square rows")
+    _check_starts(rank_rows, len(lengths), "rank rows")
+    refused = _checked_refused(scanned[5], square_rows, rank_rows)
+    if labels is not None and len(labels) != len(square_rows) - 1:
+        raise ValueError("labels must label every row")
+    return (*columns, refused)
+
+
+def _column(data: object, dtype: str, name: str) -> Any:
+    """A flat column as a numpy array of dtype over its buffer, which must hold items of
+    that dtype or raw bytes (a core's columns are bytes)."""
+    import numpy
+
+    try:
+        held = numpy.dtype(memoryview(data).format)
+    except TypeError:
+        raise TypeError(f"{name} must be a buffer of {dtype}, not {type(data).__name__}") from None
+    want = numpy.dtype(dtype)
+    if held.itemsize != 1 and (held.kind, held.itemsize) != (want.kind, want.itemsize):
+        raise TypeError(f"{name} must hold {dtype}, not {held}")
+    try:
+        return numpy.frombuffer(data, dtype=want)
+    except (ValueError, BufferError) as error:  # not contiguous, or a broken size
+        raise ValueError(f"{name} is no column of {dtype}: {error}") from None
+
+
+def _check_starts(starts: Any, size: int, name: str) -> None:
+    """Row starts from 0 to size, never going back (ValueError naming the first row
+    that does not keep to it)."""
+    import numpy
+
+    if starts[0] != 0:
+        raise ValueError(f"{name} must start at 0, not {int(starts[0])}")
+    back = numpy.flatnonzero(numpy.diff(starts) < 0)
+    if len(back):
+        raise ValueError(f"{name} go back at row {int(back[0])}")
+    if starts[-1] != size:
+        raise ValueError(f"{name} must end at the column's end, {size}, not {int(starts[-1])}")
+
+
+def _checked_refused(refused: object, square_rows: Any, rank_rows: Any) -> list[Any]:
+    """Our own list of the refused rows: (row, reason, offset, text) each, the rows in
+    order and exactly those of no rank (a row read holds one at least) and no square,
+    the reason a reason's number, the offset None or a count."""
+    import numpy
+
+    if not isinstance(refused, (list, tuple)):
+        raise TypeError(f"the refused rows must be a list, not {type(refused).__name__}")
+    out = []
+    for entry in refused:
+        if type(entry) is not tuple or len(entry) != 4:
+            raise TypeError("a refused row is a tuple (row, reason, offset, text)")
+        row, reason, at, text = entry
+        if not all(_is_int(x) for x in (row, reason)) or not (at is None or _is_int(at)):
+            raise TypeError("a refused row's row, reason and offset are ints")
+        if not 0 < reason < reasons.REASON_COUNT or (at is not None and at < 0):
+            raise ValueError(f"refused row {row}: no reason {reason} at offset {at}")
+        out.append((int(row), int(reason), None if at is None else int(at), text))
+    empty = numpy.flatnonzero(numpy.diff(rank_rows) == 0)
+    if [entry[0] for entry in out] != empty.tolist():
+        raise ValueError("the refused rows must be the rows of no rank, in order")
+    if (numpy.diff(square_rows)[empty] != 0).any():
+        raise ValueError("a refused row holds no square")
+    return out
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -8,6 +8,9 @@ from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_SIMPLE, PyBUF_WRITABLE,
                              PyBuffer_FillInfo, PyBuffer_Release, PyObject_GetBuffer)
 
 DEF BOARD_SQUARES = 65536  # _placement_py.BOARD_SQUARES (tests hold both to it)
+# Loops over rows with the GIL (finding the rows' bytes, listing the refused ones) check
+# for signals every this many rows: a few milliseconds of work at most.
+DEF SIGNAL_ROWS = 1 << 16
 
 cdef extern from "_placement.h" nogil:
     int SASHITE_FAST_MAX
@@ -87,16 +90,21 @@ cdef void board_fit(BoardOut* o) noexcept nogil:
         o.separators = <uint8_t*>less
 
 
-cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bint mark,
-                                BoardOut* o, int64_t* square_rows,
-                                int64_t* rank_rows) noexcept nogil:
-    """Every row into o: -1 when all were read, else the row that stopped the scan
-    (refused under raise), or -2 out of memory."""
-    cdef Py_ssize_t i
+cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t first, Py_ssize_t count,
+                                bint epin, bint mark, BoardOut* o, int64_t* square_rows,
+                                int64_t* rank_rows, Py_ssize_t* next) noexcept nogil:
+    """A piece of the rows from first into o (rows up to piece_size bytes, a byte
+    counted for each row, at least one row; *next: the row after it): -1 when all were
+    read, else the row that stopped the scan (refused under raise), or -2 out of
+    memory.  The caller checks for signals between pieces, the GIL taken back."""
+    cdef Py_ssize_t i, used = 0
     cdef Placement pl
     cdef int status
-    square_rows[0] = rank_rows[0] = 0
-    for i in range(count):
+    for i in range(first, count):
+        if used >= piece_size:
+            next[0] = i
+            return -1
+        used += rows[i].n + 1
         if rows[i].kind == TEXT_MISSING:
             rows[i].reason, rows[i].at = R_MISSING, 0
         else:
@@ -129,6 +137,7 @@ cdef Py_ssize_t scan_board_rows(BoardRow* rows, Py_ssize_t count, bint epin, bin
             return i
         square_rows[i + 1] = o.square_count
         rank_rows[i + 1] = o.rank_count
+    next[0] = count
     return -1
 
 
@@ -167,7 +176,7 @@ def scan_boards(texts, bint epin, errors="raise"):
     cdef bint mark
     cdef RowTexts source
     cdef ArrowChunks column = None
-    cdef Py_ssize_t count, i, stop_row, failed
+    cdef Py_ssize_t count, i, stop_row, failed = -1, first = 0
     cdef BoardRow* rows = NULL
     cdef BoardOut o
     cdef const unsigned char* p
@@ -213,6 +222,8 @@ def scan_boards(texts, bint epin, errors="raise"):
     try:
         stop_row = count
         for i in range(count):  # pass one: where each row's bytes are
+            if i % SIGNAL_ROWS == SIGNAL_ROWS - 1:  # Ctrl-C stops a long column
+                PyErr_CheckSignals()
             kind = source.text(i, &p, &n)
             if kind == TEXT_OTHER:
                 s = source.other_text(i)
@@ -231,22 +242,32 @@ def scan_boards(texts, bint epin, errors="raise"):
             text_bytes += n
         starts = <int64_t*>PyBytes_AS_STRING(square_rows)
         rank_starts = <int64_t*>PyBytes_AS_STRING(rank_rows)
+        starts[0] = rank_starts[0] = 0
         with nogil:
             if board_rooms(&o, stop_row, text_bytes) < 0:
                 failed = -2
-            else:
-                failed = scan_board_rows(rows, stop_row, epin, mark, &o, starts, rank_starts)
-                board_fit(&o)
+        # A piece at a time without the GIL, pending signals checked between pieces: a
+        # column scanned whole kept Ctrl-C waiting a second or more.
+        while failed == -1 and first < stop_row:
+            if first:
+                PyErr_CheckSignals()
+            with nogil:
+                failed = scan_board_rows(rows, first, stop_row, epin, mark, &o, starts,
+                                         rank_starts, &first)
         if failed == -2:
             raise MemoryError()
+        with nogil:
+            board_fit(&o)
         refused = []
         for i in range(stop_row if failed < 0 else failed + 1):
+            if i % SIGNAL_ROWS == SIGNAL_ROWS - 1:
+                PyErr_CheckSignals()
             if rows[i].reason:
                 text = board_text(source, texts, keep, rows, i)
                 at = None if rows[i].reason == R_MISSING else rows[i].at
                 if not mark:
                     raise _ParseError(text, _reason_text(rows[i].reason, notation_of(epin)),
-                                      notation_of(epin), i, at)
+                                      notation_of(epin), i, at, row=i)
                 refused.append((i, rows[i].reason, at, text))
         if stop_row < count:
             source.stop(stop_row)  # the row text() read last
@@ -276,17 +297,18 @@ cdef object board_text(RowTexts source, object texts, dict keep, BoardRow* rows,
 
 
 def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epin):
-    """Each row's placement text (None for a row of no rank: refused or missing)."""
+    """Each row's placement text (None for a row of no rank: refused or missing);
+    ValueError naming the first row whose starts or ranks lie."""
     # The columns are read through the buffer protocol: a typed memoryview's support
     # code would import collections when the package is imported.
     cdef Py_buffer views[5]
     cdef int taken = 0
-    cdef Py_ssize_t r, a, b, s0, s1, room = 0, got
+    cdef Py_ssize_t r, a, b, s0, s1, room = 0, got, rows, square_count, rank_count
+    cdef Py_ssize_t written = 0
     cdef const int16_t* sq
     cdef const int32_t* ln
     cdef const uint8_t* sp
-    cdef const int64_t* srow
-    cdef const int64_t* rrow
+    cdef int64_t* starts = NULL
     cdef Placement pl
     cdef char* out = NULL
     cdef list result = []
@@ -294,11 +316,27 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
         for column in (squares, lengths, separators, square_rows, rank_rows):
             PyObject_GetBuffer(column, &views[taken], PyBUF_SIMPLE)
             taken += 1
+        if views[3].len // 8 != views[4].len // 8:
+            raise ValueError("square_rows and rank_rows must hold as many rows")
+        rows = views[3].len // 8 - 1
         sq, ln = <const int16_t*>views[0].buf, <const int32_t*>views[1].buf
-        sp, srow = <const uint8_t*>views[2].buf, <const int64_t*>views[3].buf
-        rrow = <const int64_t*>views[4].buf
-        for r in range(views[3].len // 8 - 1):
-            a, b, s0, s1 = rrow[r], rrow[r + 1], srow[r], srow[r + 1]
+        sp = <const uint8_t*>views[2].buf
+        square_count = views[0].len // 2
+        rank_count = min(views[1].len // 4, views[2].len)
+        # The row starts copied before they are judged, as lay_out_boards copies them:
+        # whoever holds the columns may write them (another thread, a lying Boards),
+        # and each row's squares and ranks are read where the copy, judged, says.
+        starts = <int64_t*>malloc(16 * (rows + 1) if rows > 0 else 16)
+        if starts == NULL:
+            raise MemoryError()
+        if rows > 0:
+            memcpy(starts, views[3].buf, 8 * (rows + 1))
+            memcpy(starts + rows + 1, views[4].buf, 8 * (rows + 1))
+        for r in range(rows):
+            s0, s1 = starts[r], starts[r + 1]
+            a, b = starts[rows + 1 + r], starts[rows + 2 + r]
+            if not (0 <= s0 <= s1 <= square_count and 0 <= a <= b <= rank_count):
+                raise ValueError(f"row {r} is no board: its starts lie outside the columns")
             if a == b:
                 result.append(None)
                 continue
@@ -318,9 +356,16 @@ def format_boards(squares, lengths, separators, square_rows, rank_rows, bint epi
             if got < 0:
                 raise ValueError(f"row {r} is no board: {_reason_text(-got, notation_of(epin))}")
             result.append(out[:got].decode("ascii"))
+            # Ctrl-C stops a long column: a check every piece_size bytes written (the
+            # loop holds the GIL, but runs no bytecode where Python would check)
+            written += got + 64
+            if written >= piece_size:
+                written = 0
+                PyErr_CheckSignals()
         return result
     finally:
         free(out)
+        free(starts)
         while taken:
             taken -= 1
             PyBuffer_Release(&views[taken])
@@ -337,7 +382,7 @@ def lay_out_boards(squares, square_rows, out):
     cdef const int16_t* flat
     cdef int64_t* starts = NULL
     cdef int16_t* to
-    cdef Py_ssize_t rows, width, r, n, flat_count
+    cdef Py_ssize_t rows, width, r, n, flat_count, first, last
     try:
         PyObject_GetBuffer(squares, &views[0], PyBUF_SIMPLE)
         taken += 1
@@ -363,11 +408,18 @@ def lay_out_boards(squares, square_rows, out):
             n = starts[r + 1] - starts[r]
             if starts[r] < 0 or n < 0 or n > width or starts[r + 1] > flat_count:
                 raise ValueError(f"row {r} does not fit out")
-        with nogil:
-            for r in range(rows):
-                n = starts[r + 1] - starts[r]
-                memcpy(to + r * width, flat + starts[r], 2 * n)
-                memset(to + r * width + n, 0xFF, 2 * (width - n))  # CODE_NONE
+        # A piece of rows (piece_size bytes written) at a time, signals checked between
+        first = 0
+        while first < rows:
+            if first:
+                PyErr_CheckSignals()
+            last = min(rows, first + max(1, piece_size // max(2 * width, 1)))
+            with nogil:
+                for r in range(first, last):
+                    n = starts[r + 1] - starts[r]
+                    memcpy(to + r * width, flat + starts[r], 2 * n)
+                    memset(to + r * width + n, 0xFF, 2 * (width - n))  # CODE_NONE
+            first = last
     finally:
         free(starts)
         while taken:

@@ -27,8 +27,7 @@ from ._errors import ParseError as _ParseError
 from ._errors import reason_text as _reason_text
 from ._objects_py import objects as _objects
 from ._objects_py import register
-from ._placement_py import format_boards as _format_boards
-from ._placement_py import lay_out_boards, scan_boards
+from ._placement_py import format_boards, lay_out_boards, scan_boards
 from ._scan_py import format_code
 from ._scan_py import scan as _scan
 from ._text_py import scan_epin, scan_pin, tokenize_epin, tokenize_many, tokenize_pin
@@ -105,13 +104,6 @@ def is_valid_epin(s: object) -> bool:
 # The twin has one way to read byte buffers (bytes.split()); the compiled core names
 # its SIMD kernels here.
 KERNELS = ("python",)
-
-
-def format_boards(
-    squares: _Any, lengths: _Any, separators: _Any, square_rows: _Any, rank_rows: _Any, epin: bool
-) -> list[str | None]:
-    """Each row's placement text (None for a row of no rank: refused or missing)."""
-    return _format_boards(squares, lengths, separators, square_rows, rank_rows)
 
 
 def cpuid_kernels() -> tuple[str, ...]:

@@ -66,7 +66,9 @@ class ParseError(ValueError):
     a longer text found no token, or the byte offset of a bad token in bulk bytes
     input; ``None`` otherwise) and ``line`` (bulk bytes input: the token's line,
     counted from 1; ``None`` otherwise), ``label`` (the pandas index label of the
-    entry, for input that had an index; ``None`` otherwise).
+    entry, for input that had an index; ``None`` otherwise), ``row`` (the row of a
+    column of texts, ``tokenize_many``'s or ``boards``': then ``index`` is that row
+    too, raised or marked; ``None`` otherwise).
 
     ``args`` are the constructor's arguments, so ``type(e)(*e.args)``, ``copy`` and
     pickle give an equal error (the message is ``str(e)``).
@@ -79,6 +81,7 @@ class ParseError(ValueError):
     position: int | None
     line: int | None
     label: object
+    row: int | None
 
     def __init__(
         self,
@@ -89,6 +92,7 @@ class ParseError(ValueError):
         position: int | None = None,
         line: int | None = None,
         label: object = None,
+        row: int | None = None,
     ) -> None:
         if reason is None:
             # Made from a message alone, as some libraries copy an exception they pass
@@ -97,6 +101,7 @@ class ParseError(ValueError):
             self._message = self.reason = str(token)
             self.token, self.notation = token, notation
             self.index, self.position, self.line, self.label = index, position, line, label
+            self.row = row
             return
         said = str(reason)  # a Reason's message, or the text given
         if said == MESSAGES[TOO_LONG - 1] and notation in MAX_LENGTH:
@@ -114,7 +119,9 @@ class ParseError(ValueError):
             message = f"invalid {notation} token {_shown(token)}{where}: {said}"
         # args are the arguments, not the message: a copy made from them
         # (type(e)(*e.args), as polars and multiprocessing do) is the same error.
-        super().__init__(token, reason, notation, index, position, line, label)
+        # row only where there is one: the args callers already unpack stay seven.
+        args = (token, reason, notation, index, position, line, label)
+        super().__init__(*args, *(() if row is None else (row,)))
         self._message = message
         self.token = token
         self.reason = reason
@@ -123,6 +130,7 @@ class ParseError(ValueError):
         self.position = position
         self.line = line
         self.label = label
+        self.row = row
 
     def __str__(self) -> str:
         return self._message

@@ -424,33 +424,44 @@ class ErrorList(MadeWhenRead):
     the entries marked invalid, in index order, each made when it is read.  A result
     with half a million marked entries gives its error count, its first errors or a
     slice at once, with no object per entry made before it is asked for; ``list()``
-    makes them all."""
+    makes them all.  For tokenize_many's result (row_offsets given), an error's
+    ``index`` and ``row`` are the refused text's row, as the ParseError raised there
+    names it (its entry is ``invalid[k]``)."""
 
-    __slots__ = ("_invalid", "_labels", "_notation", "_rejected")
+    __slots__ = ("_invalid", "_labels", "_notation", "_rejected", "_row_offsets")
 
-    def __init__(self, notation: str, invalid: Any, rejected: Any, labels: Any) -> None:
+    def __init__(
+        self, notation: str, invalid: Any, rejected: Any, labels: Any, row_offsets: Any = None
+    ) -> None:
         self._notation, self._invalid, self._rejected = notation, invalid, rejected
-        self._labels = labels
+        self._labels, self._row_offsets = labels, row_offsets
 
     def __len__(self) -> int:
         return len(self._rejected)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its parts: pickle protocols 0 and 1 cannot save __slots__ alone.
-        return (ErrorList, (self._notation, self._invalid, self._rejected, self._labels))
+        parts = (self._notation, self._invalid, self._rejected, self._labels, self._row_offsets)
+        return (ErrorList, parts)
 
     def _made(self, k: int) -> ParseError:
         token, reason, where, line = self._rejected[k]
-        index = self._invalid[k]
+        entry = self._invalid[k]
         notation = self._notation
+        row = None
+        if self._row_offsets is not None:  # the row whose entries hold the marked one
+            from bisect import bisect_right
+
+            row = bisect_right(self._row_offsets, entry) - 1
         return ParseError(
             token,
             reason_text(reason, notation),
             notation,
-            index,
+            entry if row is None else row,
             where,
             line,
-            label_of(self._labels, index),
+            label_of(self._labels, entry),
+            row,
         )
 
     _noun = "error"

@@ -157,7 +157,8 @@ text, Arrow-style: text i's tokens are entries ``row_offsets[i]`` up to
 ``errors="raise"``: a text ``tokenize`` refuses raises its ParseError with ``.index``
 (the row) and ``.position`` (the offset); ``errors="mark"``: that row holds one entry
 marked invalid instead of its tokens, at that offset, with its reason in
-``errors()``.  ``strict=True`` refuses a text as ``{kind}.tokenize(text, strict=True)``
+``errors()``, which names it by its row too (``.index`` and ``.row``; the entry is in
+``invalid``).  ``strict=True`` refuses a text as ``{kind}.tokenize(text, strict=True)``
 does: also where a character stands between tokens that FEEN's piece placement does
 not allow there (anything but a digit or ``/``: whitespace, a line break, a comma, a
 non-ASCII letter).  A pandas input's index labels each token with its row's label.

@@ -12,6 +12,7 @@ from . import _messages as reasons
 from ._arrow_py import NotText, arrow_texts
 from ._errors import ParseError, reason_text
 from ._inputs import is_missing, is_sequence, own_items
+from ._layout import is_code
 from ._scan_py import format_code, scan_prefix, stray_reason
 
 # The squares one board may hold (its runs of empty squares counted): past it a run is
@@ -71,7 +72,7 @@ def scan_placement(
             at = i
             while i < n and "0" <= s[i] <= "9":
                 i += 1
-            if int(s[at:i]) > room - len(squares):
+            if _run_too_long(s, at, i, room - len(squares)):
                 return reasons.RUN_TOO_LONG, at, squares, lengths, separators
             squares += [-1] * int(s[at:i])
         elif c == "/":
@@ -99,6 +100,14 @@ def scan_placement(
     return 0, 0, squares, lengths, separators
 
 
+def _run_too_long(s: str, at: int, end: int, left: int) -> bool:
+    """Whether the count s[at:end] (no leading zero) is past the left squares: judged by
+    its length first, as the C loop stops once the count passes them, so no run of
+    digits is ever converted whole (int() refuses a str of more than 4300 digits)."""
+    most = str(left)
+    return end - at > len(most) or (end - at == len(most) and s[at:end] > most)
+
+
 def _code(token: str, epin: bool) -> int:
     codes = _CODES[epin]
     code = codes.get(token)
@@ -107,24 +116,39 @@ def _code(token: str, epin: bool) -> int:
     return code
 
 
-def format_placement(squares: Any, lengths: Any, separators: Any) -> str:
-    """The text of one board (valid, as scan_placement gave it)."""
+def format_placement(squares: Any, lengths: Any, separators: Any, epin: bool) -> tuple[int, str]:
+    """(0, the text of one board), or (the reason it is no board, ""): the C loop's
+    word on columns that lie (a rank of no square, ranks holding more or fewer squares
+    than there are, a separator neither "/" nor "//", a code no token has)."""
     out: list[str] = []
     sq = 0
     for r, length in enumerate(lengths):
-        end = sq + length
+        if length <= 0:
+            return reasons.EMPTY_RANK, ""
+        end = sq + int(length)
+        if end > len(squares):
+            return reasons.NO_ROOM, ""
         while sq < end:
-            if squares[sq] < 0:
+            code = int(squares[sq])
+            if code == -1:
                 run = sq
-                while sq < end and squares[sq] < 0:
+                while sq < end and squares[sq] == -1:
                     sq += 1
                 out.append(str(sq - run))
                 continue
-            out.append(format_code(int(squares[sq])))
+            if not is_code(code):
+                return reasons.NOT_A_CODE, ""
+            if not epin and code & 1:  # a derived token's code
+                return reasons.DERIVATION_IN_PIN, ""
+            out.append(format_code(code))
             sq += 1
         if r + 1 < len(lengths):
+            if separators[r] not in (1, 2):
+                return reasons.TOO_MANY_SEPARATORS, ""
             out.append("/" * int(separators[r]))
-    return "".join(out)
+    if sq != len(squares):
+        return reasons.NO_ROOM, ""
+    return 0, "".join(out)
 
 
 def scan_boards(texts: object, epin: bool, errors: str) -> tuple[Any, ...]:
@@ -165,7 +189,7 @@ def scan_boards(texts: object, epin: bool, errors: str) -> tuple[Any, ...]:
         if reason:
             token = text if s is None else s
             if errors == "raise":
-                raise ParseError(token, reason_text(reason, notation), notation, i, at)
+                raise ParseError(token, reason_text(reason, notation), notation, i, at, row=i)
             refused.append((i, reason, at, token))
         else:
             squares.extend(row)
@@ -179,17 +203,29 @@ def scan_boards(texts: object, epin: bool, errors: str) -> tuple[Any, ...]:
 
 
 def format_boards(
-    squares: Any, lengths: Any, separators: Any, square_rows: Any, rank_rows: Any
+    squares: Any, lengths: Any, separators: Any, square_rows: Any, rank_rows: Any, epin: bool
 ) -> list[str | None]:
-    """Each row's placement text (None for a row of no rank: refused or missing)."""
+    """Each row's placement text (None for a row of no rank: refused or missing);
+    ValueError naming the first row whose starts or ranks lie."""
+    # The starts copied before they are judged (another thread may write them), each
+    # row's judged before any of its squares is read, as in the compiled core.
+    starts, rank_starts = list(square_rows), list(rank_rows)
+    if len(starts) != len(rank_starts):
+        raise ValueError("square_rows and rank_rows must hold as many rows")
+    notation = "EPIN" if epin else "PIN"
+    square_count, rank_count = len(squares), min(len(lengths), len(separators))
     out: list[str | None] = []
-    for r in range(len(square_rows) - 1):
-        a, b = int(rank_rows[r]), int(rank_rows[r + 1])
+    for r in range(len(starts) - 1):
+        a, b, s0, s1 = rank_starts[r], rank_starts[r + 1], starts[r], starts[r + 1]
+        if not (0 <= s0 <= s1 <= square_count and 0 <= a <= b <= rank_count):
+            raise ValueError(f"row {r} is no board: its starts lie outside the columns")
         if a == b:
             out.append(None)
             continue
-        s0, s1 = int(square_rows[r]), int(square_rows[r + 1])
-        out.append(format_placement(squares[s0:s1], lengths[a:b], separators[a:b]))
+        reason, text = format_placement(squares[s0:s1], lengths[a:b], separators[a:b], epin)
+        if reason:
+            raise ValueError(f"row {r} is no board: {reason_text(reason, notation)}")
+        out.append(text)
     return out
 
 

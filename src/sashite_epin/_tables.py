@@ -50,6 +50,7 @@ def labelled(error: ParseError, labels: Any) -> ParseError:
         error.position,
         error.line,
         label_of(labels, error.index),
+        row=error.row,
     )
 
 

@@ -1018,7 +1018,7 @@ cdef Py_ssize_t row_failed(Grown* g, Py_ssize_t k, Py_ssize_t row, bint epin, bi
     cdef bytes text
     if not mark:
         raise _ParseError(token, _reason_text(failure.reason, notation_of(epin)),
-                          notation_of(epin), row, failure.at)
+                          notation_of(epin), row, failure.at, row=row)
     memset(g.records + 5 * k, 0, 5)
     g.offsets[k] = failure.at
     text = token.encode("utf-8", "surrogatepass")

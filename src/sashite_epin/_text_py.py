@@ -186,7 +186,7 @@ def tokenize_many(
             token = attempt(s, position, epin)
             if errors == "raise":
                 reason = reason_text(number, notation)
-                raise ParseError(token, reason, notation, i, position)
+                raise ParseError(token, reason, notation, i, position, row=i)
             invalid.append(len(offsets))
             rejected.append((token, number, position, None))
             records += bytes(RECORD_SIZE)
