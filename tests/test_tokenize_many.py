@@ -747,6 +747,25 @@ def test_an_export_refuses_rows_and_offsets_changed_since(core: ModuleType) -> N
         pa.table(part)
 
 
+def test_a_selections_errors_name_the_rows_their_entries_came_from(core: ModuleType) -> None:
+    """errors() of a selection, valid() excepted, names each marked entry's row as the
+    whole result's does (index and row), not its place in the selection."""
+    texts = ["K/q", "x^^", "K1Z^^", "k"]
+    whole = core.tokenize_many(texts, True, "mark")
+    rows = {
+        entry: (e.index, e.row, e.position)
+        for entry, e in zip(whole.invalid, whole.errors(), strict=True)
+    }
+    assert sorted(r[1] for r in rows.values()) == [1, 2]
+    backwards = [rows[e] for e in sorted(rows, reverse=True)]
+    for picked in (whole[::-1], whole[np.arange(len(whole))[::-1]]):
+        assert [(e.index, e.row, e.position) for e in picked.errors()] == backwards
+    doubled = [(e.index, e.row) for e in (whole + whole).errors()]
+    assert doubled == [(r[0], r[1]) for r in rows.values()] + [
+        (r[0] + len(texts), r[1] + len(texts)) for r in rows.values()
+    ]
+
+
 @pytest.mark.skipif(len(CORES) < 2, reason="the compiled core is not loaded in this run")
 def test_both_cores_place_every_operations_entries_alike() -> None:
     def made(core: ModuleType) -> list[object]:

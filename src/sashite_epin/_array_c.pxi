@@ -329,9 +329,8 @@ cdef class TokenArray:
         as under errors="raise", also its ``row``), for bytes input ``position`` (byte
         offset) and ``line``, and ``label`` where the input had a pandas index.  A
         sequence that makes each error when it is read (``list()`` makes them all)."""
-        rows = None if self._layout is None else self._layout[1]
         return _marks.ErrorList(notation_of(self.epin), self._invalid, self._rejected,
-                                self._labels, rows)
+                                self._labels, self._layout)
 
     def valid_mask(self):
         """A numpy bool array, True at each valid entry (no Python object per entry)."""

@@ -143,8 +143,9 @@ class TokenArray:
         as under errors="raise", also its ``row``), for bytes input ``position`` (byte
         offset) and ``line``, and ``label`` where the input had a pandas index.  A
         sequence that makes each error when it is read (``list()`` makes them all)."""
-        rows = None if self._layout is None else self._layout[1]
-        return _marks.ErrorList(self.notation, self._invalid, self._rejected, self._labels, rows)
+        return _marks.ErrorList(
+            self.notation, self._invalid, self._rejected, self._labels, self._layout
+        )
 
     def valid_mask(self) -> NDArray[numpy.bool_]:
         """A numpy bool array, True at each valid entry (no Python object per entry)."""

@@ -424,24 +424,24 @@ class ErrorList(MadeWhenRead):
     the entries marked invalid, in index order, each made when it is read.  A result
     with half a million marked entries gives its error count, its first errors or a
     slice at once, with no object per entry made before it is asked for; ``list()``
-    makes them all.  For tokenize_many's result (row_offsets given), an error's
-    ``index`` and ``row`` are the refused text's row, as the ParseError raised there
-    names it (its entry is ``invalid[k]``)."""
+    makes them all.  For tokenize_many's result and its selections (layout given), an
+    error's ``index`` and ``row`` are the refused text's row, as the ParseError raised
+    there names it (its entry is ``invalid[k]``)."""
 
-    __slots__ = ("_invalid", "_labels", "_notation", "_rejected", "_row_offsets")
+    __slots__ = ("_invalid", "_labels", "_layout", "_notation", "_rejected")
 
     def __init__(
-        self, notation: str, invalid: Any, rejected: Any, labels: Any, row_offsets: Any = None
+        self, notation: str, invalid: Any, rejected: Any, labels: Any, layout: Any = None
     ) -> None:
         self._notation, self._invalid, self._rejected = notation, invalid, rejected
-        self._labels, self._row_offsets = labels, row_offsets
+        self._labels, self._layout = labels, layout
 
     def __len__(self) -> int:
         return len(self._rejected)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt from its parts: pickle protocols 0 and 1 cannot save __slots__ alone.
-        parts = (self._notation, self._invalid, self._rejected, self._labels, self._row_offsets)
+        parts = (self._notation, self._invalid, self._rejected, self._labels, self._layout)
         return (ErrorList, parts)
 
     def _made(self, k: int) -> ParseError:
@@ -449,10 +449,15 @@ class ErrorList(MadeWhenRead):
         entry = self._invalid[k]
         notation = self._notation
         row = None
-        if self._row_offsets is not None:  # the row whose entries hold the marked one
+        layout = self._layout
+        if layout is None:
+            pass
+        elif is_grouped(layout):  # the row whose entries hold the marked one
             from bisect import bisect_right
 
-            row = bisect_right(self._row_offsets, entry) - 1
+            row = bisect_right(layout[1], entry) - 1
+        else:  # a selection's: each entry's row kept beside it
+            row = int(layout[4][entry])
         return ParseError(
             token,
             reason_text(reason, notation),
