@@ -67,7 +67,8 @@ def test_offsets_rewritten_while_read_crash_no_reader(implementation: str, kerne
     assert isinstance(report["rounds"], int) and report["rounds"] > 0
     outcomes: dict[str, dict[str, int]] = report["outcomes"]  # type: ignore[assignment]
     # the readers met the writer's lies (and were not merely lucky)
-    assert any(counts["refused"] for counts in outcomes.values()), outcomes
+    parsed = [counts for what, counts in outcomes.items() if what.startswith("parse_many")]
+    assert any(counts["refused"] for counts in parsed), outcomes
     for what, counts in outcomes.items():
         if what.startswith("parse_many"):
             assert not others(counts), (what, counts)
@@ -78,9 +79,11 @@ def test_offsets_rewritten_while_read_are_a_value_error_for_tokenize_many(
     implementation: str, kernel: str
 ) -> None:
     outcomes: dict[str, dict[str, int]] = race(implementation, kernel)["outcomes"]  # type: ignore[assignment]
-    for what, counts in outcomes.items():
-        if what.startswith("tokenize_many"):
-            assert not others(counts), (what, counts)
+    tokenized = {what: counts for what, counts in outcomes.items() if what.startswith("tokenize")}
+    # tokenize_many met the writer's lies too (the rewritten offsets were read)
+    assert tokenized and any(counts["refused"] for counts in tokenized.values()), outcomes
+    for what, counts in tokenized.items():
+        assert not others(counts), (what, counts)
 
 
 @pytest.mark.parametrize(("implementation", "kernel"), CASES)
