@@ -301,7 +301,11 @@ SMALL = 100_000  # tokens below which the figures are mostly fixed costs
 
 
 def run(
-    count: int = 1_000_000, repeat: int = 5, out: TextIO = sys.stdout, progress: TextIO = sys.stderr
+    count: int = 1_000_000,
+    repeat: int = 5,
+    out: TextIO = sys.stdout,
+    progress: TextIO = sys.stderr,
+    cli: tuple[Callable[..., int], str] | None = None,
 ) -> int:
     corpora = {"uniform": uniform(count), "realistic": realistic(count)}
     rows = []
@@ -321,7 +325,7 @@ def run(
             *_bench_marks.frame_rows(uniform_tokens),
             *_bench_containers.container_rows(uniform_tokens),
             *_bench_containers.chunk_rows(uniform_tokens),
-            *_bench_marks.cli_row(uniform_tokens),
+            *(_bench_marks.cli_row(uniform_tokens, *cli) if cli is not None else []),
         )
     ]
     mixed_tokens = _bench_frames.mixed(uniform_tokens)
