@@ -257,8 +257,8 @@ KERNELS = tuple(KERNEL_NAMES[i] for i in reversed(range(SASHITE_KERNEL_COUNT))
 
 
 def cpuid_kernels():
-    """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how an MSVC
-    build chooses.  For tests: a build that asks the CPU otherwise must agree."""
+    """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how every
+    build chooses.  For tests: they hold it against the system's reading of the CPU."""
     return tuple(KERNEL_NAMES[i] for i in (SASHITE_KERNEL_AVX512, SASHITE_KERNEL_AVX2)
                  if cpuid_runs(i))
 

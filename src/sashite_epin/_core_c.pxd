@@ -10,10 +10,12 @@ index tables of CODE_LIMIT entries.  A PIN code is the EPIN code of the same tok
 (derived bit 0).  A failure is minus a reason (R_* below, the values of
 sashite_epin.Reason).
 
-scan_token, scan_prefix, format_token and scan_tables are exported by the compiled
-module (Cython's C-API capsule: importing the cimporting module imports
-sashite_epin._core_c); scan_with and the code_* / record_* helpers are inline and
-compile into the caller.  This file is the C definition of the code layout; the Python
+The functions declared without a body (scan_token, scan_prefix, scan_tables, ...) are
+exported by the compiled module (Cython's C-API capsules, __pyx_capi__: importing the
+cimporting module imports sashite_epin._core_c and checks each one's signature);
+format_token, scan_with and the code_* / record_* helpers are inline and compile into
+the caller, with the constants and struct layouts (what docs/capi.md's compatibility
+promise is about).  This file is the C definition of the code layout; the Python
 one is sashite_epin/_layout.py, and the core does not import if they disagree.
 """
 

@@ -107,8 +107,8 @@ KERNELS = ("python",)
 
 
 def cpuid_kernels() -> tuple[str, ...]:
-    """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how an MSVC
-    build chooses.  For tests: a build that asks the CPU otherwise must agree."""
+    """The x86 kernels that CPUID and XGETBV say this CPU runs, best first: how every
+    build chooses.  For tests: they hold it against the system's reading of the CPU."""
     return ()
 
 

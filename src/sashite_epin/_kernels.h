@@ -42,21 +42,23 @@
 
 #include "_split.h"
 
-/* The AVX2 and AVX-512 kernels, on x86-64 or x86 with SSE2, chosen at run time:
- * - GCC and clang compile each for its extension alone by a target attribute, and ask
- *   the CPU through __builtin_cpu_supports.
+/* The AVX2 and AVX-512 kernels, on x86-64 or x86 with SSE2, chosen at run time.  Every
+ * compiler's build asks the CPU the same way, through CPUID and XGETBV
+ * (SASHITE_EPIN_CPUID: sashite_cpu_has, kernels/avx2.h), never through the compiler's
+ * runtime: __builtin_cpu_supports reads a CPU model that libgcc or compiler-rt fills in,
+ * which a toolchain whose runtime does not fill it in (a Zig build's) leaves at zero, so
+ * such a build ran SSE2 on an AVX2 CPU; and MSVC's linker brings no such runtime at all.
+ * - GCC and clang compile each kernel for its extension alone by a target attribute.
  * - MSVC has no such attribute and needs none: it takes the intrinsics of any extension
- *   in any function.  It asks the CPU through CPUID and XGETBV (sashite_cpu_has, kernels/avx2.h).
+ *   in any function.
  * - clang-cl (clang with MSVC's headers and rules) takes the attributes, but its
  *   immintrin.h leaves out each extension's header unless the whole build targets that
- *   extension, so they are included one by one (simdjson does the same), and it asks
- *   the CPU as MSVC does (__builtin_cpu_supports needs a runtime library MSVC's linker
- *   does not bring). */
+ *   extension, so they are included one by one (simdjson does the same). */
 #if defined(_MSC_VER) && !defined(__clang__) && defined(_M_X64)
 #include <intrin.h>
 #include <immintrin.h>
 #define SASHITE_EPIN_AVX2 1
-#define SASHITE_EPIN_MSVC_CPUID 1
+#define SASHITE_EPIN_CPUID 1
 #elif (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) \
     && defined(SASHITE_EPIN_SSE2)
 #include <immintrin.h>
@@ -75,9 +77,9 @@
 #include <avx512vlbwintrin.h>
 #include <avx512vbmiintrin.h>
 #include <avx512vbmi2intrin.h>
-#define SASHITE_EPIN_MSVC_CPUID 1
 #endif
 #define SASHITE_EPIN_AVX2 1
+#define SASHITE_EPIN_CPUID 1
 #endif
 
 enum {
@@ -385,10 +387,10 @@ static inline sashite_rows_fn sashite_rows_kernel(int kernel) {
 }
 
 /* Whether CPUID and XGETBV say the CPU runs an x86 kernel of this build (AVX2 or
- * AVX-512; 0 for any other): how MSVC builds ask, which the tests hold against the
- * compiler's own answer on other builds. */
+ * AVX-512; 0 for any other): what the kernels' runs() ask, which the tests hold against
+ * what the operating system says of the CPU (/proc/cpuinfo). */
 static inline int sashite_cpuid_runs(int kernel) {
-#ifdef SASHITE_EPIN_AVX2
+#ifdef SASHITE_EPIN_CPUID
     if (kernel == SASHITE_KERNEL_AVX2)
         return sashite_cpu_has(SASHITE_CPU_AVX2);
     if (kernel == SASHITE_KERNEL_AVX512)

@@ -283,10 +283,11 @@ static inline void sashite_mark8_keys_avx2(__m256i n, __m256i w, int epin,
     sashite_keys8 keys = sashite_keys8_make();
 
 
-/* CPUID and XGETBV: how MSVC and clang-cl builds ask the CPU (GCC and clang ask
- * __builtin_cpu_supports; the tests check on those builds that both agree).  An
- * extension runs when the CPU has it and the system saves its registers on a context
- * switch (XCR0: bits 1-2 the SSE and AVX state, bits 5-7 AVX-512's). */
+/* CPUID and XGETBV (SASHITE_EPIN_CPUID, _kernels.h): how every build asks the CPU,
+ * whatever its compiler and runtime.  An extension runs when the CPU has it and the
+ * system saves its registers on a context switch (XCR0: bits 1-2 the SSE and AVX state,
+ * bits 5-7 AVX-512's).  GCC and clang take CPUID from cpuid.h and XGETBV from the xsave
+ * target below; MSVC both from intrin.h. */
 #if defined(_MSC_VER)
 #define SASHITE_CPUID(r, leaf) __cpuidex((int *)(r), (leaf), 0)
 #else
@@ -324,16 +325,8 @@ static inline int sashite_cpu_has(int what) {
            && (leaf7[2] & (1u << 1)) && (leaf7[2] & (1u << 6)); /* VBMI, VBMI2 */
 }
 
-/* Whether the CPU runs this kernel: asked as the compiler asks (see _kernels.h). */
-static int sashite_runs_avx2(void) {
-#ifdef SASHITE_EPIN_MSVC_CPUID
-    return sashite_cpu_has(SASHITE_CPU_AVX2);
-#else
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")
-           && __builtin_cpu_supports("bmi");
-#endif
-}
+/* Whether the CPU runs this kernel (asked once per kernel choice, not per call). */
+static int sashite_runs_avx2(void) { return sashite_cpu_has(SASHITE_CPU_AVX2); }
 
 #define SASHITE_NAMED(f) f##_avx2
 #define SASHITE_TARGET SASHITE_AVX2_TARGET

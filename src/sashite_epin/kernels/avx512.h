@@ -207,16 +207,7 @@ static inline void sashite_mark8_keys_avx512(__m256i n, __m256i w, int epin,
     sashite_keys8 keys = sashite_keys8_make();                                             \
     SASHITE_PIN_KEYS(keys);
 
-static int sashite_runs_avx512(void) {
-#ifdef SASHITE_EPIN_MSVC_CPUID
-    return sashite_cpu_has(SASHITE_CPU_AVX512);
-#else
-    __builtin_cpu_init();
-    return sashite_runs_avx2() && __builtin_cpu_supports("avx512f")
-           && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
-           && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
-#endif
-}
+static int sashite_runs_avx512(void) { return sashite_cpu_has(SASHITE_CPU_AVX512); }
 
 #define SASHITE_NAMED(f) f##_avx512
 #define SASHITE_TARGET SASHITE_AVX512_TARGET
@@ -240,14 +231,7 @@ static int sashite_runs_avx512(void) {
 
 /* Whether the CPU has BMI2 (PDEP, PEXT), which the AVX-512 marking loop takes: every
  * CPU with AVX-512 VBMI2 has, but a virtual machine may hide it. */
-static int sashite_runs_bmi2(void) {
-#ifdef SASHITE_EPIN_MSVC_CPUID
-    return sashite_cpu_has(SASHITE_CPU_BMI2);
-#else
-    __builtin_cpu_init();
-    return sashite_runs_avx2() && __builtin_cpu_supports("bmi2");
-#endif
-}
+static int sashite_runs_bmi2(void) { return sashite_cpu_has(SASHITE_CPU_BMI2); }
 
 /* kernels/generic/marks.h's loop, its marks found without a loop per marked token:
  * every CPU with AVX-512 VBMI2 has a fast PDEP / PEXT (BMI2; AVX2's loop runs where
