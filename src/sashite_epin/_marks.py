@@ -534,6 +534,7 @@ def take_layout(layout: Any, positions: Any) -> Any:
     else:
         # each in range (below 2**63), an empty list's float64 none
         at = numpy.asarray(positions).reshape(-1).astype(numpy.int64, copy=False)
+    check_placed(layout, len(layout[0]))  # changed arrays: no grouping read by them
     offsets = _int64s(layout[0])
     rows = layout_rows(layout)
     return (
@@ -578,6 +579,8 @@ def joined_layout(layouts: Sequence[Any]) -> Any:
             "a tokenize_many result and a parse_many result do not concatenate: the "
             "parse_many entries have no row or offset"
         )
+    for layout in layouts:  # changed arrays: no grouping read by them
+        check_placed(layout, len(layout[0]))
     numpy = _numpy()
     offsets = _column(numpy.concatenate([_int64s(layout[0]) for layout in layouts]))
     texts = [layout_texts(layout) for layout in layouts]
