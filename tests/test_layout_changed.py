@@ -99,3 +99,36 @@ def test_layout_arrays_changed_by_other_threads_crash_no_export(core: ModuleType
         pytest.fail(f"the exporting process died of {signal.Signals(-done.returncode).name}")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r.offsets.__setitem__(0, -5),
+        lambda r: r.missing_rows.__setitem__(0, 0),  # a row that holds tokens
+        lambda r: r.missing_rows.extend([1, 1]),  # twice, not ascending
+    ],
+)
+@pytest.mark.parametrize(
+    "export",
+    [
+        lambda r: r.__arrow_c_array__(),
+        lambda r: r.by_row().__arrow_c_array__(),
+        lambda r: r[::-1],
+        lambda r: r + r,
+    ],
+)
+def test_changed_arrays_a_pickle_would_refuse_are_refused(
+    core: ModuleType, change: object, export: object
+) -> None:
+    """What a pickle's layout may not hold (checked_layout), the result's own arrays
+    changed to hold it are refused by the export too: a missing row that holds tokens
+    put its tokens out of the by-row export and showed the missing one as empty."""
+    import pickle
+
+    r = result(core)
+    change(r)  # type: ignore[operator]
+    with pytest.raises(ValueError, match="describe"):
+        pickle.loads(pickle.dumps(r))
+    with pytest.raises(ValueError, match="rows and offsets do not describe"):
+        export(r)  # type: ignore[operator]

@@ -907,6 +907,28 @@ cdef bint all_below(const int64_t* values, int64_t n, int64_t limit) noexcept no
     return True
 
 
+cdef bint missing_ok(const int64_t* missing, int64_t n, const int64_t* ranges,
+                     int64_t rows) noexcept nogil:
+    """Whether n missing rows are rows (of rows + 1 checked ranges), ascending, each of
+    no token: as a pickle's layout must have them (_marks.checked_layout)."""
+    cdef int64_t k, r
+    for k in range(n):
+        r = missing[k]
+        if <uint64_t>r >= <uint64_t>rows or (k and r <= missing[k - 1]):
+            return False
+        if ranges[r + 1] != ranges[r]:
+            return False
+    return True
+
+
+cdef bint none_negative(const int64_t* values, int64_t n) noexcept nogil:
+    cdef int64_t i
+    for i in range(n):
+        if values[i] < 0:
+            return False
+    return True
+
+
 cdef int check_ranges(object row_offsets, Py_ssize_t count) except -1:
     """ValueError unless a whole result's row_offsets (its own array, which a caller
     could have changed) still describe its count entries: read before C writes by them.
@@ -951,6 +973,10 @@ cdef tuple set_places(Places* places, TokenArray tokens):
     if len(offsets) != tokens.count:
         raise ValueError(_marks.LYING_LAYOUT)
     places.offsets = <const int64_t*>array_address(offsets)
+    with nogil:
+        ok = none_negative(places.offsets, tokens.count)
+    if not ok:
+        raise ValueError(_marks.LYING_LAYOUT)
     if len(layout) != 4:  # a selection's: each entry's row
         entry_rows, texts = layout[4], layout[5]
         held_rows = memoryview(entry_rows)
@@ -972,7 +998,7 @@ cdef tuple set_places(Places* places, TokenArray tokens):
     places.missing = <const int64_t*>array_address(missing)
     places.missing_count = len(missing)
     with nogil:
-        ok = all_below(places.missing, places.missing_count, places.rows)
+        ok = missing_ok(places.missing, places.missing_count, places.row_offsets, places.rows)
     if not ok:
         raise ValueError(_marks.LYING_LAYOUT)
     return (held_offsets, ranges, missing)
