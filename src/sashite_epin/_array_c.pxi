@@ -302,8 +302,10 @@ cdef class TokenArray:
             return None
         if len(self._layout) != 4:
             return new_array("q", self._layout[4])
-        check_ranges(self._layout[1], self.count)  # rows_of writes by them
-        return rows_of(self._layout[1])
+        # rows_of writes by them: a copy, checked, which no other thread can change
+        ranges = ranges_copy(self._layout[1])
+        check_ranges(ranges, self.count)
+        return rows_of(ranges)
 
     @property
     def missing_rows(self):

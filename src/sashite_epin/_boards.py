@@ -220,8 +220,10 @@ def _column(data: object, dtype: str, name: str) -> Any:
     except TypeError:
         raise TypeError(f"{name} must be a buffer of {dtype}, not {type(data).__name__}") from None
     want = numpy.dtype(dtype)
-    if held.itemsize != 1 and (held.kind, held.itemsize) != (want.kind, want.itemsize):
-        raise TypeError(f"{name} must hold {dtype}, not {held}")
+    if held.itemsize != 1 and (
+        (held.kind, held.itemsize) != (want.kind, want.itemsize) or not held.isnative
+    ):  # a byte order not the machine's would be read as the machine's
+        raise TypeError(f"{name} must hold {dtype}, not {held.str if not held.isnative else held}")
     try:
         return numpy.frombuffer(data, dtype=want)
     except (ValueError, BufferError) as error:  # not contiguous, or a broken size

@@ -907,33 +907,79 @@ cdef bint all_below(const int64_t* values, int64_t n, int64_t limit) noexcept no
     return True
 
 
+cdef bint missing_ok(const int64_t* missing, int64_t n, const int64_t* ranges,
+                     int64_t rows) noexcept nogil:
+    """Whether n missing rows are rows (of rows + 1 checked ranges), ascending, each of
+    no token: as a pickle's layout must have them (_marks.checked_layout)."""
+    cdef int64_t k, r
+    for k in range(n):
+        r = missing[k]
+        if <uint64_t>r >= <uint64_t>rows or (k and r <= missing[k - 1]):
+            return False
+        if ranges[r + 1] != ranges[r]:
+            return False
+    return True
+
+
+cdef bint none_negative(const int64_t* values, int64_t n) noexcept nogil:
+    cdef int64_t i
+    for i in range(n):
+        if values[i] < 0:
+            return False
+    return True
+
+
 cdef int check_ranges(object row_offsets, Py_ssize_t count) except -1:
     """ValueError unless a whole result's row_offsets (its own array, which a caller
-    could have changed) still describe its count entries: read before C writes by them."""
+    could have changed) still describe its count entries: read before C writes by them.
+    The array is held (a memoryview: it cannot be resized) while read without the GIL;
+    a caller that then writes by the ranges reads a copy (ranges_copy), which no other
+    thread can change between the check and the writes."""
     cdef int64_t rows = len(row_offsets) - 1
     cdef const int64_t* ranges
     cdef bint ok = rows >= 0
     if ok:
+        held = memoryview(row_offsets)
+        rows = len(row_offsets) - 1
         ranges = <const int64_t*>array_address(row_offsets)
         with nogil:
             ok = ranges_ok(ranges, rows, count)
+        held.release()
     if not ok:
         raise ValueError(_marks.LYING_LAYOUT)
     return 0
 
 
-cdef int set_places(Places* places, TokenArray tokens) except -1:
+cdef object ranges_copy(object values):
+    """An array('q') of a layout array's values, ours alone: what C writes by is read
+    from it (the result's own arrays can be written, in place or resized, by another
+    thread while the GIL is released)."""
+    return new_array("q", values)
+
+
+cdef tuple set_places(Places* places, TokenArray tokens):
     """The export's view of a result's layout, checked first (the arrays are the
     result's own, which a caller could have changed since): ValueError where they no
-    longer describe its entries, rather than a read past their ends."""
+    longer describe its entries, rather than a read past their ends.  Returns what the
+    caller holds until the fill is done: memoryviews of the arrays copied as they are
+    (the offsets, a selection's rows: while viewed, no thread can resize them and free
+    their items under the fill), and copies of those C indexes by (row_offsets, the
+    missing rows), checked as copied: another thread may write the result's own arrays
+    in place while the fill runs without the GIL."""
     cdef object layout = tokens._layout
     cdef bint ok
     offsets = layout[0]
+    held_offsets = memoryview(offsets)
     if len(offsets) != tokens.count:
         raise ValueError(_marks.LYING_LAYOUT)
     places.offsets = <const int64_t*>array_address(offsets)
+    with nogil:
+        ok = none_negative(places.offsets, tokens.count)
+    if not ok:
+        raise ValueError(_marks.LYING_LAYOUT)
     if len(layout) != 4:  # a selection's: each entry's row
         entry_rows, texts = layout[4], layout[5]
+        held_rows = memoryview(entry_rows)
         if len(entry_rows) != tokens.count:
             raise ValueError(_marks.LYING_LAYOUT)
         places.entry_rows = <const int64_t*>array_address(entry_rows)
@@ -943,17 +989,19 @@ cdef int set_places(Places* places, TokenArray tokens) except -1:
             ok = all_below(places.entry_rows, tokens.count, places.rows)
         if not ok:
             raise ValueError(_marks.LYING_LAYOUT)
-        return 0
-    check_ranges(layout[1], tokens.count)
-    places.row_offsets = <const int64_t*>array_address(layout[1])
-    places.rows = len(layout[1]) - 1
-    places.missing = <const int64_t*>array_address(layout[2])
-    places.missing_count = len(layout[2])
+        return (held_offsets, held_rows)
+    ranges = ranges_copy(layout[1])
+    check_ranges(ranges, tokens.count)
+    missing = ranges_copy(layout[2])
+    places.row_offsets = <const int64_t*>array_address(ranges)
+    places.rows = len(ranges) - 1
+    places.missing = <const int64_t*>array_address(missing)
+    places.missing_count = len(missing)
     with nogil:
-        ok = all_below(places.missing, places.missing_count, places.rows)
+        ok = missing_ok(places.missing, places.missing_count, places.row_offsets, places.rows)
     if not ok:
         raise ValueError(_marks.LYING_LAYOUT)
-    return 0
+    return (held_offsets, ranges, missing)
 
 
 cdef int int64_field(ArrowArray* out, int64_t n, int64_t** values) noexcept nogil:
@@ -1072,8 +1120,9 @@ cdef object array_capsule(TokenArray tokens, int shape):
         raise OverflowError("the tokens of this TokenArray do not fit one Arrow utf8 column "
                             "(2 GiB of text)")
     places = Places(NULL, NULL, 0, NULL, 0, NULL, False)
-    if shape & (SHAPE_PLACED | SHAPE_NESTED):  # arrays the result holds, never resized
-        set_places(&places, tokens)
+    held = None  # the layout's arrays as the fill reads them, held until it is done
+    if shape & (SHAPE_PLACED | SHAPE_NESTED):
+        held = set_places(&places, tokens)
     with nogil:
         if shape & SHAPE_NESTED:
             status = fill_nested(array, tokens.records, tokens.count, tokens.epin, &marked,
@@ -1084,6 +1133,7 @@ cdef object array_capsule(TokenArray tokens, int shape):
             if status == 0 and shape & SHAPE_PLACED:
                 status = fill_places(array, 8 if tokens.epin else 7, tokens.count, &places,
                                      True)
+    del held
     if status == -2:
         error_set()  # a signal handler's exception (the capsule releases what was built)
     if status < 0:

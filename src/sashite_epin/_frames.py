@@ -442,6 +442,10 @@ def _polars_frame(
             out.append(pl.repeat(None, count, dtype=pl.Categorical, eager=True).alias(name))
         else:  # tokenize_many's row and offset
             values = result.rows if name == "row" else result.offsets
+            if len(values) != count:  # the result's own offsets, changed since
+                from ._marks import LYING_LAYOUT
+
+                raise ValueError(LYING_LAYOUT)
             out.append(pl.Series(name, numpy.frombuffer(values, numpy.int64)))
     frame = pl.DataFrame(out)
     del kept  # the frame holds the categories now

@@ -534,6 +534,7 @@ def take_layout(layout: Any, positions: Any) -> Any:
     else:
         # each in range (below 2**63), an empty list's float64 none
         at = numpy.asarray(positions).reshape(-1).astype(numpy.int64, copy=False)
+    check_placed(layout, len(layout[0]))  # changed arrays: no grouping read by them
     offsets = _int64s(layout[0])
     rows = layout_rows(layout)
     return (
@@ -578,6 +579,8 @@ def joined_layout(layouts: Sequence[Any]) -> Any:
             "a tokenize_many result and a parse_many result do not concatenate: the "
             "parse_many entries have no row or offset"
         )
+    for layout in layouts:  # changed arrays: no grouping read by them
+        check_placed(layout, len(layout[0]))
     numpy = _numpy()
     offsets = _column(numpy.concatenate([_int64s(layout[0]) for layout in layouts]))
     texts = [layout_texts(layout) for layout in layouts]
@@ -629,15 +632,22 @@ def check_placed(layout: Any, count: int) -> None:
     numpy = _numpy()
     offsets = layout[0]
     if len(layout) == 4:
+        # the missing rows as a pickle's must be (checked_layout): rows, ascending,
+        # each of no token
         check_ranges(layout[1], count)
         missing, rows = _int64s(layout[2]), len(layout[1]) - 1
         ok = bool(numpy.all((missing >= 0) & (missing < rows)))
+        if ok and len(missing):
+            ranges = _int64s(layout[1])
+            ok = bool(numpy.all(numpy.diff(missing) > 0)) and not (
+                ranges[missing + 1] - ranges[missing]
+            ).any()
     else:
         entry_rows = _int64s(layout[4])
         ok = len(entry_rows) == count and bool(
             numpy.all((entry_rows >= 0) & (entry_rows < layout[5]))
         )
-    if not (ok and len(offsets) == count):
+    if not (ok and len(offsets) == count and bool(numpy.all(_int64s(offsets) >= 0))):
         raise ValueError(LYING_LAYOUT)
 
 
