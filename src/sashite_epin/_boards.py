@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import _messages as reasons
 from ._core import core
 from ._errors import ParseError, reason_text
+from ._layout import CODE_NONE, all_codes
 from ._tables import labelled, text_rows
 
 TYPE_CHECKING = False
@@ -193,7 +194,13 @@ def _checked(scanned: object, epin: object, labels: Any) -> tuple[Any, ...]:
     separators, and the refused rows exactly the rows of no rank, each well formed.
     TypeError for a wrong type, ValueError for columns that do not agree."""
     if type(epin) is not bool:
-        raise TypeError(f"epin must be a bool, not {type(epin).__name__}")
+        kind = type(epin)  # numpy's bool is named bool too: its module told
+        name = (
+            kind.__qualname__
+            if kind.__module__ == "builtins"
+            else f"{kind.__module__}.{kind.__qualname__}"
+        )
+        raise TypeError(f"epin must be a bool, not {name}")
     if not isinstance(scanned, (tuple, list)) or len(scanned) != 6:
         raise TypeError("a Boards is made of five flat columns and the refused rows")
     columns = [_column(c, d, n) for c, d, n in zip(scanned[:5], _DTYPES, _NAMES, strict=True)]
@@ -204,10 +211,68 @@ def _checked(scanned: object, epin: object, labels: Any) -> tuple[Any, ...]:
         raise ValueError("rank lengths and separators must be as long")
     _check_starts(square_rows, len(flat), "square rows")
     _check_starts(rank_rows, len(lengths), "rank rows")
+    _check_boards(flat, lengths, separators, square_rows, rank_rows, epin)
     refused = _checked_refused(scanned[5], square_rows, rank_rows)
-    if labels is not None and len(labels) != len(square_rows) - 1:
-        raise ValueError("labels must label every row")
+    if labels is not None:
+        if isinstance(labels, (str, bytes)) or not hasattr(labels, "__len__"):
+            raise TypeError(f"labels must be an index of the rows, not {type(labels).__name__}")
+        if len(labels) != len(square_rows) - 1:
+            raise ValueError("labels must label every row")
     return (*columns, refused)
+
+
+def _check_boards(
+    flat: Any, lengths: Any, separators: Any, square_rows: Any, rank_rows: Any, epin: bool
+) -> None:
+    """What every board a scan gives holds (ValueError naming the first row that does
+    not): ranks of one square at least, as many squares in a row's ranks as in the row,
+    a separator 1 (/) or 2 (//) after each rank but a row's last, 0 after it, and on
+    each square a token's code of the notation or CODE_NONE.  In numpy, a pass or two
+    over each column."""
+    import numpy
+
+    def fail(rows: Any, what: str) -> None:
+        raise ValueError(f"row {int(rows[0])} is no board: {what}")
+
+    ranks = numpy.searchsorted(rank_rows, numpy.arange(len(lengths)), side="right") - 1
+    bad = numpy.flatnonzero(lengths <= 0)
+    if len(bad):
+        fail(ranks[bad], f"a rank of {int(lengths[bad[0]])} squares")
+    held = numpy.concatenate(([0], numpy.cumsum(lengths, dtype=numpy.int64)))
+    bad = numpy.flatnonzero(held[rank_rows[1:]] - held[rank_rows[:-1]] != numpy.diff(square_rows))
+    if len(bad):
+        fail(bad, "its ranks hold another number of squares than it")
+    last = numpy.zeros(len(separators), dtype=bool)
+    last[rank_rows[1:][numpy.diff(rank_rows) > 0] - 1] = True
+    bad = numpy.flatnonzero(numpy.where(last, separators != 0, (separators - 1) > 1))
+    if len(bad):
+        fail(ranks[bad], f"separator {int(separators[bad[0]])} after a rank")
+    bad = numpy.flatnonzero(~_CODES[epin][flat.view(numpy.uint16)])
+    if len(bad):
+        row = numpy.searchsorted(square_rows, bad[:1], side="right") - 1
+        fail(row, f"{int(flat[bad[0]])} is no {'EPIN' if epin else 'PIN'} token's code")
+
+
+def _codes_table(epin: bool) -> Any:
+    """A bool per int16 value (read as uint16): a code a square of the notation holds."""
+    import numpy
+
+    table = numpy.zeros(1 << 16, dtype=bool)
+    table[numpy.array(all_codes(epin), dtype=numpy.int64)] = True
+    table[CODE_NONE & 0xFFFF] = True  # an empty square
+    return table
+
+
+class _Codes(dict[bool, Any]):
+    """_codes_table of each notation, made when first asked for (numpy is not imported
+    with the package)."""
+
+    def __missing__(self, epin: bool) -> Any:
+        table = self[epin] = _codes_table(epin)
+        return table
+
+
+_CODES = _Codes()
 
 
 def _column(data: object, dtype: str, name: str) -> Any:
