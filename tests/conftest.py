@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import pytest
+from downstream.compile_downstream import build
+from hypothesis import HealthCheck, settings
 
 import sashite_epin
 from sashite_epin import _core_py
@@ -166,3 +171,49 @@ def pytest_report_header() -> list[str]:
         f"sashite_epin facade core: {sashite_epin.IMPLEMENTATION}; cores tested: {names}",
         f"bytes kernels tested: {kernels} (default: {sashite_epin.BYTES_KERNEL})",
     ]
+
+
+# Hypothesis: a bounded number of examples per property in every run (the suite's
+# runs, the quick loop); HYPOTHESIS_PROFILE=long runs 20x more.
+settings.register_profile(
+    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("long", parent=settings.get_profile("ci"), max_examples=6000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# What compiles a downstream project (the C-level API's probes, the pip builds of
+# tests/test_downstream_build.py) shares one xdist group, so that under "pytest -n"
+# one worker runs it all and its session-scoped builds happen once per run, not once
+# per worker.
+DOWNSTREAM = pytest.mark.xdist_group("downstream")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # "-n N" alone distributes test by test ("load"); "loadgroup" is the same but
+    # keeps each xdist group on one worker.
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "loadgroup"
+
+
+DOWNSTREAM_SOURCES = Path(__file__).parent / "downstream"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def downstream_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder holding every downstream module the tests compile against the
+    installed package, built once per session in one build: tests/downstream's probes,
+    docs/capi.md's example as a reader would copy it (the page's cython block) and
+    examples/feen_board.pyx."""
+    folder = tmp_path_factory.mktemp("downstream")
+    for name in ("engine_probe.pyx", "placement_probe.pyx"):
+        shutil.copy(DOWNSTREAM_SOURCES / name, folder)
+    shutil.copy(ROOT / "examples" / "feen_board.pyx", folder)
+    page = (ROOT / "docs" / "capi.md").read_text()
+    example = re.search(r"^```cython\n(.*?)^```$", page, re.S | re.M)
+    assert example is not None
+    (folder / "capi_example.pyx").write_text(example.group(1))
+    build(folder, ["engine_probe", "capi_example", "feen_board", "placement_probe"])
+    return folder
