@@ -48,6 +48,7 @@ def test_no_arguments_runs_the_demo() -> None:
     assert "'\\u212a': not a letter" in done.stdout
 
 
+@pytest.mark.quick  # the command line, in the quick loop
 def test_parse_prints_one_line_per_token() -> None:
     done = cli("parse", "+r^'", "K")
     assert done.returncode == 0
@@ -80,6 +81,7 @@ def test_parse_json_and_pin_grammar() -> None:
     assert second == {"argument": 2, "token": "K'", "reason": "derivation marker in a PIN token"}
 
 
+@pytest.mark.quick  # the command line, in the quick loop
 def test_validate_reports_findings_like_grep(tmp_path: Path) -> None:
     path = tmp_path / "tokens.txt"
     path.write_bytes(b"K\n+r^'\nK^^\n\nk \r\nq\xff\n")
@@ -321,6 +323,7 @@ def test_parse_shows_bad_bytes_as_escapes() -> None:
     assert done.stdout == "'\\u212a': not a letter\n"
 
 
+@pytest.mark.quick  # the command line, in the quick loop
 def test_tokenize_prints_tokens_with_positions() -> None:
     done = cli("tokenize", "-rnbqk^bn-r/8/2PB", "K^^")
     assert done.returncode == 1

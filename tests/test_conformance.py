@@ -101,8 +101,12 @@ def first(where: np.ndarray) -> list[int]:
     return [int(i) for i in np.flatnonzero(where)[:SHOWN]]
 
 
+# The quick loop (pytest -m quick) sweeps the strings of length 0-3 on every core.
+SHORT_LENGTHS = [pytest.param(n, marks=pytest.mark.quick) if n <= 3 else n for n in range(6)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("length", range(6))
+@pytest.mark.parametrize("length", SHORT_LENGTHS)
 def test_every_short_string_over_tricky_characters_agrees_with_the_regex(
     core: ModuleType, length: int
 ) -> None:
@@ -148,7 +152,7 @@ def test_every_short_string_over_tricky_characters_agrees_with_the_regex(
 
 @pytest.mark.slow
 @pytest.mark.skipif(len(CORES) < 2, reason="only the twin is expected here")
-@pytest.mark.parametrize("length", range(6))
+@pytest.mark.parametrize("length", SHORT_LENGTHS)
 def test_compiled_core_and_twin_give_the_same_code_or_reason(length: int) -> None:
     # Each core's run checks that its per-string answers are its parse_many answers
     # (the test above), so the two cores' bulk answers agreeing is their per-string
