@@ -182,10 +182,9 @@ settings.register_profile("long", parent=settings.get_profile("ci"), max_example
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# What compiles a downstream project (the C-level API's probes, the pip builds of
-# tests/test_downstream_build.py) shares one xdist group, so that under "pytest -n"
-# one worker runs it all and its session-scoped builds happen once per run, not once
-# per worker.
+# The tests of the C-level API's probes (test_capi.py, test_placement_capi.py) share
+# one xdist group, so that under "pytest -n" one worker runs them and their
+# session-scoped build (downstream_built) happens once per run, not once per worker.
 DOWNSTREAM = pytest.mark.xdist_group("downstream")
 
 

@@ -13,14 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import DOWNSTREAM, implementation_expected
+from conftest import implementation_expected
 
 from sashite_epin import Reason
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "capi.md"
-
-pytestmark = DOWNSTREAM
 
 
 def page_files() -> dict[str, str]:
