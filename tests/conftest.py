@@ -9,11 +9,13 @@ process.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
 import shutil
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -182,18 +184,52 @@ settings.register_profile("long", parent=settings.get_profile("ci"), max_example
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# The tests of the C-level API's probes (test_capi.py, test_placement_capi.py) share
-# one xdist group, so that under "pytest -n" one worker runs them and their
-# session-scoped build (downstream_built) happens once per run, not once per worker.
-DOWNSTREAM = pytest.mark.xdist_group("downstream")
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Holds an exclusive lock on the file at path (made if missing) for the block."""
+    with open(path, "a+b") as file:
+        if sys.platform == "win32":
+            import msvcrt
+
+            while True:
+                try:  # LK_LOCK tries for about ten seconds, then raises
+                    msvcrt.locking(file.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:
+                    continue
+            try:
+                yield
+            finally:
+                file.seek(0)
+                msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(file, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(file, fcntl.LOCK_UN)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config: pytest.Config) -> None:
-    # "-n N" alone distributes test by test ("load"); "loadgroup" is the same but
-    # keeps each xdist group on one worker.
-    if getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "loadgroup"
+def once_per_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]
+) -> Path:
+    """A folder that make(folder) fills once per test run, shared by every pytest-xdist
+    worker of the run (each worker's session fixtures would otherwise make it again):
+    the first worker to ask makes it while the others wait, and a failed make is tried
+    again by the next one to ask (and fails its test too)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    folder, done = root / name, root / f"{name}.done"
+    with _exclusive(root / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
 
 
 DOWNSTREAM_SOURCES = Path(__file__).parent / "downstream"
@@ -203,16 +239,18 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def downstream_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One folder holding every downstream module the tests compile against the
-    installed package, built once per session in one build: tests/downstream's probes,
-    docs/capi.md's example as a reader would copy it (the page's cython block) and
-    examples/feen_board.pyx."""
-    folder = tmp_path_factory.mktemp("downstream")
-    for name in ("engine_probe.pyx", "placement_probe.pyx"):
-        shutil.copy(DOWNSTREAM_SOURCES / name, folder)
-    shutil.copy(ROOT / "examples" / "feen_board.pyx", folder)
-    page = (ROOT / "docs" / "capi.md").read_text()
-    example = re.search(r"^```cython\n(.*?)^```$", page, re.S | re.M)
-    assert example is not None
-    (folder / "capi_example.pyx").write_text(example.group(1))
-    build(folder, ["engine_probe", "capi_example", "feen_board", "placement_probe"])
-    return folder
+    installed package, built once per run in one build (test_capi.py and
+    test_placement_capi.py read it): tests/downstream's probes, docs/capi.md's example
+    as a reader would copy it (the page's cython block) and examples/feen_board.pyx."""
+
+    def make(folder: Path) -> None:
+        for name in ("engine_probe.pyx", "placement_probe.pyx"):
+            shutil.copy(DOWNSTREAM_SOURCES / name, folder)
+        shutil.copy(ROOT / "examples" / "feen_board.pyx", folder)
+        page = (ROOT / "docs" / "capi.md").read_text()
+        example = re.search(r"^```cython\n(.*?)^```$", page, re.S | re.M)
+        assert example is not None
+        (folder / "capi_example.pyx").write_text(example.group(1))
+        build(folder, ["engine_probe", "capi_example", "feen_board", "placement_probe"])
+
+    return once_per_run(tmp_path_factory, "downstream", make)

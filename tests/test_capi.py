@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import CORES, DOWNSTREAM, TRICKY, implementation_expected
+from conftest import CORES, TRICKY, implementation_expected
 from downstream.compile_downstream import load
 from oracle import EPIN_RE, PIN_RE
 
@@ -18,12 +18,9 @@ from sashite_epin import ParseError, Reason
 from sashite_epin._corpora import EPIN_TOKENS
 from sashite_epin._errors import reason_text
 
-pytestmark = [
-    pytest.mark.skipif(
-        implementation_expected() == "python", reason="the C-level API needs the compiled core"
-    ),
-    DOWNSTREAM,
-]
+pytestmark = pytest.mark.skipif(
+    implementation_expected() == "python", reason="the C-level API needs the compiled core"
+)
 
 
 @pytest.fixture(scope="module")

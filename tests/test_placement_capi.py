@@ -13,18 +13,15 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import CORES, DOWNSTREAM, implementation_expected
+from conftest import CORES, implementation_expected
 from downstream.compile_downstream import load
 
 from sashite_epin import ParseError, Reason
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, PLACEMENTS, placements
 
-pytestmark = [
-    pytest.mark.skipif(
-        implementation_expected() == "python", reason="the C-level API needs the compiled core"
-    ),
-    DOWNSTREAM,
-]
+pytestmark = pytest.mark.skipif(
+    implementation_expected() == "python", reason="the C-level API needs the compiled core"
+)
 
 Result = tuple[object, ...]
 
