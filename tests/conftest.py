@@ -9,12 +9,19 @@ process.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
-from collections.abc import Iterator
+import re
+import shutil
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 
 import pytest
+from downstream.compile_downstream import build
+from hypothesis import HealthCheck, settings
 
 import sashite_epin
 from sashite_epin import _core_py
@@ -166,3 +173,84 @@ def pytest_report_header() -> list[str]:
         f"sashite_epin facade core: {sashite_epin.IMPLEMENTATION}; cores tested: {names}",
         f"bytes kernels tested: {kernels} (default: {sashite_epin.BYTES_KERNEL})",
     ]
+
+
+# Hypothesis: a bounded number of examples per property in every run (the suite's
+# runs, the quick loop); HYPOTHESIS_PROFILE=long runs 20x more.
+settings.register_profile(
+    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("long", parent=settings.get_profile("ci"), max_examples=6000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """Holds an exclusive lock on the file at path (made if missing) for the block."""
+    with open(path, "a+b") as file:
+        if sys.platform == "win32":
+            import msvcrt
+
+            while True:
+                try:  # LK_LOCK tries for about ten seconds, then raises
+                    msvcrt.locking(file.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:
+                    continue
+            try:
+                yield
+            finally:
+                file.seek(0)
+                msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(file, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(file, fcntl.LOCK_UN)
+
+
+def once_per_run(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]
+) -> Path:
+    """A folder that make(folder) fills once per test run, shared by every pytest-xdist
+    worker of the run (each worker's session fixtures would otherwise make it again):
+    the first worker to ask makes it while the others wait, and a failed make is tried
+    again by the next one to ask (and fails its test too)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    folder, done = root / name, root / f"{name}.done"
+    with _exclusive(root / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
+DOWNSTREAM_SOURCES = Path(__file__).parent / "downstream"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def downstream_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder holding every downstream module the tests compile against the
+    installed package, built once per run in one build (test_capi.py and
+    test_placement_capi.py read it): tests/downstream's probes, docs/capi.md's example
+    as a reader would copy it (the page's cython block) and examples/feen_board.pyx."""
+
+    def make(folder: Path) -> None:
+        for name in ("engine_probe.pyx", "placement_probe.pyx"):
+            shutil.copy(DOWNSTREAM_SOURCES / name, folder)
+        shutil.copy(ROOT / "examples" / "feen_board.pyx", folder)
+        page = (ROOT / "docs" / "capi.md").read_text()
+        example = re.search(r"^```cython\n(.*?)^```$", page, re.S | re.M)
+        assert example is not None
+        (folder / "capi_example.pyx").write_text(example.group(1))
+        build(folder, ["engine_probe", "capi_example", "feen_board", "placement_probe"])
+
+    return once_per_run(tmp_path_factory, "downstream", make)

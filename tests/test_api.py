@@ -11,6 +11,9 @@ import sashite_epin
 from sashite_epin import CODE_LIMIT, Epin, ParseError, Pin, Side, State
 from sashite_epin._layout import all_codes
 
+# In the quick loop (pytest -m quick): the public API.
+pytestmark = pytest.mark.quick
+
 ALL_PINS = [Pin.from_code(c) for c in all_codes(False)]
 ALL_EPINS = [Epin.from_code(c) for c in all_codes(True)]
 

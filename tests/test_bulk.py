@@ -15,6 +15,9 @@ import pytest
 from sashite_epin import CODE_NONE, Epin, ParseError, Pin
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, realistic, uniform, with_invalid
 
+# In the quick loop (pytest -m quick): parse_many over every kind of input.
+pytestmark = pytest.mark.quick
+
 UNIFORM = uniform(5000)
 REALISTIC = realistic(5000)
 MIXED = with_invalid(3000)

@@ -6,41 +6,26 @@ on every token, on scanning back-to-back text, on reason texts and on records.""
 from __future__ import annotations
 
 import random
-import re
-import shutil
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from conftest import CORES, TRICKY, implementation_expected
-from downstream.compile_downstream import build, load
+from downstream.compile_downstream import load
 from oracle import EPIN_RE, PIN_RE
 
 from sashite_epin import ParseError, Reason
 from sashite_epin._corpora import EPIN_TOKENS
 from sashite_epin._errors import reason_text
 
-HERE = Path(__file__).parent / "downstream"
-
 pytestmark = pytest.mark.skipif(
     implementation_expected() == "python", reason="the C-level API needs the compiled core"
 )
 
-CAPI_PAGE = HERE.parent.parent / "docs" / "capi.md"
-FEEN_EXAMPLE = HERE.parent.parent / "examples" / "feen_board.pyx"
-
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("downstream")
-    shutil.copy(HERE / "engine_probe.pyx", folder)
-    shutil.copy(FEEN_EXAMPLE, folder)
-    # docs/capi.md's example, as a reader would copy it: the page's cython block.
-    example = re.search(r"^```cython\n(.*?)^```$", CAPI_PAGE.read_text(), re.S | re.M)
-    assert example is not None
-    (folder / "capi_example.pyx").write_text(example.group(1))
-    build(folder, ["engine_probe", "capi_example", "feen_board"])
-    return folder
+def built(downstream_built: Path) -> Path:
+    return downstream_built
 
 
 @pytest.fixture(scope="module")

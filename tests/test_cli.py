@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import once_per_run
 
 import sashite_epin
 from sashite_epin._core import core
@@ -48,6 +49,7 @@ def test_no_arguments_runs_the_demo() -> None:
     assert "'\\u212a': not a letter" in done.stdout
 
 
+@pytest.mark.quick  # the command line, in the quick loop
 def test_parse_prints_one_line_per_token() -> None:
     done = cli("parse", "+r^'", "K")
     assert done.returncode == 0
@@ -80,6 +82,7 @@ def test_parse_json_and_pin_grammar() -> None:
     assert second == {"argument": 2, "token": "K'", "reason": "derivation marker in a PIN token"}
 
 
+@pytest.mark.quick  # the command line, in the quick loop
 def test_validate_reports_findings_like_grep(tmp_path: Path) -> None:
     path = tmp_path / "tokens.txt"
     path.write_bytes(b"K\n+r^'\nK^^\n\nk \r\nq\xff\n")
@@ -255,19 +258,45 @@ COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-"], ids=["stdin", "stdout", "stderr"])
-@pytest.mark.parametrize("command", COMMANDS)
-def test_a_closed_standard_stream_is_one_line_never_a_traceback(
-    command: str, closed: str, tmp_path: Path
-) -> None:
-    """Each standard stream closed in turn (as cron and service managers may run a
-    command): the command still runs where it can, else one line on stderr and exit 2."""
+def with_a_stream_closed(
+    command: str, closed: str, folder: Path
+) -> subprocess.CompletedProcess[str]:
+    """The command with one standard stream closed; the other streams: stdin a file of
+    two lines, stdout and stderr captured."""
     words = " ".join(
         shlex.quote(w) for w in [sys.executable, "-m", "sashite_epin", *COMMANDS[command]]
     )
-    # The other streams: stdin a file of two lines, stdout and stderr captured.
     shell = f"printf 'K\\nx1\\n' > in.txt; {words} < in.txt {closed}"
-    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=tmp_path)
+    return subprocess.run(["bash", "-c", shell], capture_output=True, text=True, cwd=folder)
+
+
+@pytest.fixture(scope="session")
+def bench_without_stdin(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> subprocess.CompletedProcess[str]:
+    """The bench (it reads no input) run once per test run with stdin closed: the
+    closed-stdin case below and the bench's own table test read this one run."""
+
+    def make(folder: Path) -> None:
+        done = with_a_stream_closed("bench", "<&-", folder)
+        (folder / "done.json").write_text(json.dumps([done.returncode, done.stdout, done.stderr]))
+
+    folder = once_per_run(tmp_path_factory, "bench", make)
+    returncode, stdout, stderr = json.loads((folder / "done.json").read_text())
+    return subprocess.CompletedProcess(["bench"], returncode, stdout, stderr)
+
+
+@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-"], ids=["stdin", "stdout", "stderr"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_closed_standard_stream_is_one_line_never_a_traceback(
+    command: str, closed: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Each standard stream closed in turn (as cron and service managers may run a
+    command): the command still runs where it can, else one line on stderr and exit 2."""
+    if (command, closed) == ("bench", "<&-"):
+        done = request.getfixturevalue("bench_without_stdin")
+    else:
+        done = with_a_stream_closed(command, closed, tmp_path)
     assert "Traceback" not in done.stderr + done.stdout, done.stderr
     reads_stdin = command in ("parse", "validate", "tokenize")
     if closed == "<&-" and reads_stdin:
@@ -321,6 +350,7 @@ def test_parse_shows_bad_bytes_as_escapes() -> None:
     assert done.stdout == "'\\u212a': not a letter\n"
 
 
+@pytest.mark.quick  # the command line, in the quick loop
 def test_tokenize_prints_tokens_with_positions() -> None:
     done = cli("tokenize", "-rnbqk^bn-r/8/2PB", "K^^")
     assert done.returncode == 1
@@ -421,8 +451,11 @@ def test_console_script_names_itself() -> None:
     )
 
 
-def test_bench_prints_a_table_and_its_progress() -> None:
-    done = cli("bench", "--tokens", "2000", "--repeat", "1")
+def test_bench_prints_a_table_and_its_progress(
+    bench_without_stdin: subprocess.CompletedProcess[str],
+) -> None:
+    done = bench_without_stdin  # the same arguments; the bench reads no input
+    assert COMMANDS["bench"] == ["bench", "--tokens", "2000", "--repeat", "1"]
     assert done.returncode == 0, done.stderr
     assert "| list of str -> result | uniform |" in done.stdout
     assert "| list of distinct str -> result | realistic |" in done.stdout

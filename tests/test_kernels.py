@@ -212,6 +212,7 @@ def test_a_kernel_this_cpu_cannot_run_is_an_import_error() -> None:
 # -- every kernel gives what the twin gives ---------------------------------------
 
 
+@pytest.mark.quick  # every kernel this CPU has, in the quick loop
 @pytest.mark.parametrize(("core", "kernel"), BYTES, ids=lambda v: getattr(v, "IMPLEMENTATION", v))
 def test_valid_corpora_with_every_separator(core: ModuleType, kernel: str) -> None:
     rng = random.Random(7)

@@ -13,6 +13,7 @@ with and without a validity buffer, slices, and offsets near 2**31."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import pickle
@@ -83,18 +84,34 @@ def kinds(entries: list[str | None]) -> Iterator[tuple[str, object]]:
     yield "chunked", pa.chunked_array([utf8.slice(a, b - a) for a, b in itertools.pairwise(cuts)])
 
 
+def around_every_size() -> Iterator[tuple[str, int, object, bool]]:
+    """Each case of the test below: the kind's name, the entries' count, the column and
+    the grammar."""
+    for entries in edges():
+        for name, data in kinds(entries):
+            for epin in (True, False):
+                yield name, len(entries), data, epin
+
+
+@functools.cache
+def twin_around_every_size() -> list[object]:
+    """The twin's outcome of each case, in order: computed once per run, for every
+    kernel's test."""
+    return [outcome(_core_py, data, epin) for _, _, data, epin in around_every_size()]
+
+
 @pytest.mark.parametrize(("core", "kernel"), KERNELS, ids=ids)
 def test_marks_around_every_size_as_the_twin(core: ModuleType, kernel: str) -> None:
     before = core.use_bytes_kernel(kernel)
     try:
-        for entries in edges():
-            for name, data in kinds(entries):
-                for epin in (True, False):
-                    assert outcome(core, data, epin) == outcome(_core_py, data, epin), (
-                        kernel,
-                        name,
-                        len(entries),
-                    )
+        wrong = [
+            (kernel, name, length, epin)
+            for (name, length, data, epin), twin in zip(
+                around_every_size(), twin_around_every_size(), strict=True
+            )
+            if outcome(core, data, epin) != twin
+        ]
+        assert not wrong, wrong[:10]
     finally:
         core.use_bytes_kernel(before)
 
@@ -111,13 +128,14 @@ def test_marks_across_pieces_and_many_chunks(core: ModuleType, kernel: str) -> N
             entries = [None if i in marked else e for i, e in enumerate(entries)]
         parts.append(pa.array(entries, pa.string()))
     data = pa.chunked_array(parts)
+    twin_data, twin_part = outcome(_core_py, data), outcome(_core_py, parts[4])
     before = core.use_bytes_kernel(kernel)
     try:
-        for size in (1, 9, 64, 1 << 22):
+        for size in (1, 9, 64, 1 << 22):  # the compiled core's piece size
             was = core.use_piece_size(size)
             try:
-                assert outcome(core, data) == outcome(_core_py, data), size
-                assert outcome(core, parts[4]) == outcome(_core_py, parts[4]), size
+                assert outcome(core, data) == twin_data, size
+                assert outcome(core, parts[4]) == twin_part, size
             finally:
                 core.use_piece_size(was)
     finally:

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from conftest import CORES, implementation_expected
-from downstream.compile_downstream import build, load
+from downstream.compile_downstream import load
 
 from sashite_epin import ParseError, Reason
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS, PLACEMENTS, placements
-
-HERE = Path(__file__).parent / "downstream"
 
 pytestmark = pytest.mark.skipif(
     implementation_expected() == "python", reason="the C-level API needs the compiled core"
@@ -30,11 +27,8 @@ Result = tuple[object, ...]
 
 
 @pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    folder = tmp_path_factory.mktemp("placement")
-    shutil.copy(HERE / "placement_probe.pyx", folder)
-    build(folder, ["placement_probe"])
-    return load(folder, "placement_probe")
+def probe(downstream_built: Path) -> ModuleType:
+    return load(downstream_built, "placement_probe")
 
 
 def reference(text: str, epin: bool, room: int = 4096, rank_room: int = 512) -> Result:

@@ -3,12 +3,12 @@ and the regex oracle agree (result and error reason); parse ∘ format is the id
 bulk parsing is per-token parsing.
 
 Examples are drawn from text near the grammar (token characters, look-alikes, separators)
-as well as from all of Unicode / all bytes.  ``HYPOTHESIS_PROFILE=long`` runs 20x more.
+as well as from all of Unicode / all bytes.  ``HYPOTHESIS_PROFILE=long`` runs 20x more
+(the profiles: conftest.py).
 """
 
 from __future__ import annotations
 
-import os
 from types import ModuleType
 
 import numpy as np
@@ -20,12 +20,6 @@ from oracle import EPIN_RE, PIN_RE, is_token, oracle_tokenize
 
 from sashite_epin import Epin, ParseError, Pin
 from sashite_epin._layout import all_codes
-
-settings.register_profile(
-    "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.register_profile("long", parent=settings.get_profile("ci"), max_examples=6000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 TWIN = CORES[-1]
 NEAR = st.sampled_from([*TRICKY, "A", "z", "\u212a", "\uff2b", "\x7f", "\x80", "\xff", "/"])

@@ -18,6 +18,9 @@ from sashite_epin import (
 )
 from sashite_epin._corpora import EPIN_TOKENS, PIN_TOKENS
 
+# In the quick loop (pytest -m quick): the specs' vectors and reasons.
+pytestmark = pytest.mark.quick
+
 INVALID = [
     "",
     "+",
