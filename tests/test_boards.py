@@ -376,6 +376,13 @@ LIES: list[tuple[dict[str, object], type[Exception]]] = [
     ({"refused": [[1, 15, None, None]]}, TypeError),
     ({"refused": [(1, 15, None)]}, TypeError),
     ({"refused": None}, TypeError),
+    # boards no scan gives: each refused where made, not only by placements()
+    ({"lengths": numpy.array([2**31 - 1], numpy.int32)}, ValueError),  # squares it lacks
+    ({"lengths": numpy.array([0], numpy.int32)}, ValueError),  # a rank of no square
+    ({"separators": numpy.array([1], numpy.uint8)}, ValueError),  # "/" after the last
+    ({"separators": numpy.array([3], numpy.uint8)}, ValueError),
+    ({"squares": numpy.array([9999], numpy.int16)}, ValueError),  # no token's code
+    ({"squares": numpy.array([-2], numpy.int16)}, ValueError),
 ]
 
 
@@ -560,3 +567,18 @@ def test_a_column_of_the_other_byte_order_is_a_type_error(column: int) -> None:
         Boards((*parts, board._refused), True)
     parts[column] = parts[column].astype(parts[column].dtype.newbyteorder())  # back
     assert Boards((*parts, board._refused), True).placements() == ["K/q", None, "3//2"]
+
+
+def test_a_pin_boards_holds_no_derived_code_and_labels_are_an_index() -> None:
+    """A PIN Boards whose square holds a derived (EPIN-only) code is refused where made;
+    labels that are a string or a number are no index of the rows (TypeError), and
+    numpy's bool for epin is named for what it is."""
+    derived = Epin.parse("K'").code
+    with pytest.raises(ValueError, match="no PIN token's code"):
+        Boards(scanned_lie(squares=numpy.array([derived], numpy.int16)), False)
+    assert Boards(scanned_lie(), False).placements() == ["K", None]
+    for labels in ("ab", 5):
+        with pytest.raises(TypeError, match="labels must be an index"):
+            Boards(scanned_lie(), True, labels)
+    with pytest.raises(TypeError, match="numpy"):
+        Boards(scanned_lie(), numpy.bool_(True))  # type: ignore[arg-type]

@@ -247,7 +247,7 @@ def _check_boards(
     bad = numpy.flatnonzero(numpy.where(last, separators != 0, (separators - 1) > 1))
     if len(bad):
         fail(ranks[bad], f"separator {int(separators[bad[0]])} after a rank")
-    bad = numpy.flatnonzero(~_CODES[epin][flat.view(numpy.uint16)])
+    bad = numpy.flatnonzero(~_codes(epin)[flat.view(numpy.uint16)])
     if len(bad):
         row = numpy.searchsorted(square_rows, bad[:1], side="right") - 1
         fail(row, f"{int(flat[bad[0]])} is no {'EPIN' if epin else 'PIN'} token's code")
@@ -263,16 +263,16 @@ def _codes_table(epin: bool) -> Any:
     return table
 
 
-class _Codes(dict[bool, Any]):
-    """_codes_table of each notation, made when first asked for (numpy is not imported
-    with the package)."""
-
-    def __missing__(self, epin: bool) -> Any:
-        table = self[epin] = _codes_table(epin)
-        return table
+# _codes_table of each notation, made when first asked for (numpy is not imported with
+# the package).
+_CODES: dict[bool, Any] = {}
 
 
-_CODES = _Codes()
+def _codes(epin: bool) -> Any:
+    table = _CODES.get(epin)
+    if table is None:
+        table = _CODES[epin] = _codes_table(epin)
+    return table
 
 
 def _column(data: object, dtype: str, name: str) -> Any:

@@ -639,9 +639,10 @@ def check_placed(layout: Any, count: int) -> None:
         ok = bool(numpy.all((missing >= 0) & (missing < rows)))
         if ok and len(missing):
             ranges = _int64s(layout[1])
-            ok = bool(numpy.all(numpy.diff(missing) > 0)) and not (
-                ranges[missing + 1] - ranges[missing]
-            ).any()
+            ok = (
+                bool(numpy.all(numpy.diff(missing) > 0))
+                and not (ranges[missing + 1] - ranges[missing]).any()
+            )
     else:
         entry_rows = _int64s(layout[4])
         ok = len(entry_rows) == count and bool(
