@@ -95,7 +95,9 @@ class Boards:
         """A 2-D numpy int16 array, one row a text: its squares in text order (each
         rank after the one before it), the token's code on a square with a piece,
         CODE_NONE (-1) on an empty one and past the row's last square (a shorter board,
-        a refused or missing row).  As wide as the largest board."""
+        a refused or missing row).  As wide as the largest board: one row of 65,536
+        squares makes every row that wide (check ``square_counts().max()`` first on a
+        column you did not write)."""
         import numpy
 
         counts = self.square_counts()
