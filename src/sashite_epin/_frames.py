@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 from ._inputs import initializing
+from ._messages import LYING_LAYOUT
 
 # typing is not imported at run time (it costs more than the rest of the import):
 # annotations are strings, and type checkers read this block.
@@ -443,8 +444,6 @@ def _polars_frame(
         else:  # tokenize_many's row and offset
             values = result.rows if name == "row" else result.offsets
             if len(values) != count:  # the result's own offsets, changed since
-                from ._marks import LYING_LAYOUT
-
                 raise ValueError(LYING_LAYOUT)
             out.append(pl.Series(name, numpy.frombuffer(values, numpy.int64)))
     frame = pl.DataFrame(out)

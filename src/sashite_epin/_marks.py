@@ -608,7 +608,7 @@ def joined_layout(layouts: Sequence[Any]) -> Any:
     return (offsets, None, None, None, _column(rows), int(sum(texts)))
 
 
-LYING_LAYOUT = "a result's rows and offsets do not describe its entries"
+LYING_LAYOUT = _messages.LYING_LAYOUT
 
 
 def check_ranges(row_offsets: Any, count: int) -> None:

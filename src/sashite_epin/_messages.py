@@ -63,3 +63,7 @@ MESSAGES: Final = (
     "more squares or ranks than the room",
     "not a token code",
 )
+
+# What a tokenize_many result whose rows or offsets were changed since is told (its
+# selections, sums and exports refuse them).
+LYING_LAYOUT = "a result's rows and offsets do not describe its entries"
