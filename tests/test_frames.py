@@ -981,7 +981,8 @@ def test_a_signal_during_to_polars_reaches_the_caller_and_the_views_end(
     while len(ended) < len(started) and time.perf_counter() - waited < 100 * took:
         time.sleep(0.001)
     assert len(ended) == len(started)
-    if _frames._cores() > 1:  # where the views are written on a thread at all
+    # where the views are written on a thread at all: the compiled core's, two CPUs
+    if _frames._cores() > 1 and hasattr(result, "_token_view_arrow"):
         assert started, "the views' thread never ran: the test tested nothing of it"
     for frame in frames:
         assert_same_polars(frame, want)
