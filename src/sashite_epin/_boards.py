@@ -277,7 +277,7 @@ def _codes(epin: bool) -> Any:
     return table
 
 
-def _column(data: object, dtype: str, name: str) -> Any:
+def _column(data: Any, dtype: str, name: str) -> Any:
     """A flat column as a numpy array of dtype over its buffer, which must hold items of
     that dtype or raw bytes (a core's columns are bytes)."""
     import numpy
