@@ -1169,7 +1169,7 @@ cdef object arrow_table(TokenArray tokens):
     pa = _sys.modules.get("pyarrow")
     # None too while another thread still imports pyarrow (in sys.modules already, half
     # made): the general road's import waits for it.
-    if pa is None or getattr(getattr(pa, "__spec__", None), "_initializing", False) is True:
+    if pa is None or _inputs.initializing(pa):
         return None
     cdef int shape = shape_of(tokens, False)
     known = ARROW_SCHEMAS.get(shape)
